@@ -1,0 +1,34 @@
+#include "kiln/shape.hpp"
+
+#include "kiln/error.hpp"
+
+namespace kiln {
+
+Shape Shape::of(size_t ndim, const size_t* dims) {
+    if (ndim < 1 || ndim > 3)
+        throw InvalidArgument("shape has " + std::to_string(ndim) +
+                              " dimensions; kiln arrays have 1, 2 or 3 (z, y, x)");
+    Shape s;
+    s.ndim_ = ndim;
+    for (size_t i = 0; i < ndim; ++i) {
+        if (dims[i] == 0)
+            throw InvalidArgument("shape has a zero extent in dimension " + std::to_string(i) +
+                                  "; empty arrays are not accepted, every extent must be >= 1");
+        s.dims_[3 - ndim + i] = dims[i];
+    }
+    return s;
+}
+
+Shape::Shape(std::initializer_list<size_t> dims) { *this = of(dims.size(), dims.begin()); }
+
+std::string Shape::str() const {
+    std::string s = "(";
+    for (size_t i = 0; i < ndim_; ++i) {
+        if (i) s += ", ";
+        s += std::to_string((*this)[i]);
+    }
+    if (ndim_ == 1) s += ",";
+    return s + ")";
+}
+
+} // namespace kiln

@@ -1,0 +1,84 @@
+#pragma once
+// Element types of kiln arrays.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kiln/error.hpp"
+
+namespace kiln {
+
+/// Element type of an Array. float32 is the default everywhere.
+enum class DType : uint8_t { float32, float64, int8, uint8, int16, uint16, int32, uint32 };
+
+/// All dtypes, in enum order.
+inline constexpr DType all_dtypes[] = {DType::float32, DType::float64, DType::int8,  DType::uint8,
+                                       DType::int16,   DType::uint16,  DType::int32, DType::uint32};
+
+/// Size of one element in bytes.
+constexpr size_t dtype_size(DType t) {
+    switch (t) {
+    case DType::int8:
+    case DType::uint8: return 1;
+    case DType::int16:
+    case DType::uint16: return 2;
+    case DType::float32:
+    case DType::int32:
+    case DType::uint32: return 4;
+    case DType::float64: return 8;
+    }
+    return 0;
+}
+
+/// NumPy's name for the dtype ("float32", "uint16", ...).
+constexpr std::string_view dtype_name(DType t) {
+    switch (t) {
+    case DType::float32: return "float32";
+    case DType::float64: return "float64";
+    case DType::int8: return "int8";
+    case DType::uint8: return "uint8";
+    case DType::int16: return "int16";
+    case DType::uint16: return "uint16";
+    case DType::int32: return "int32";
+    case DType::uint32: return "uint32";
+    }
+    return "?";
+}
+
+constexpr bool dtype_is_float(DType t) { return t == DType::float32 || t == DType::float64; }
+constexpr bool dtype_is_signed(DType t) {
+    return t == DType::int8 || t == DType::int16 || t == DType::int32 || dtype_is_float(t);
+}
+
+/// Parses a NumPy dtype name; throws InvalidArgument listing the accepted names.
+DType parse_dtype(std::string_view name);
+
+/// The DType of a C++ element type, for typed push/pull.
+template <typename T> struct dtype_of;
+template <> struct dtype_of<float> { static constexpr DType value = DType::float32; };
+template <> struct dtype_of<double> { static constexpr DType value = DType::float64; };
+template <> struct dtype_of<int8_t> { static constexpr DType value = DType::int8; };
+template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::uint8; };
+template <> struct dtype_of<int16_t> { static constexpr DType value = DType::int16; };
+template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::uint16; };
+template <> struct dtype_of<int32_t> { static constexpr DType value = DType::int32; };
+template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::uint32; };
+template <typename T> inline constexpr DType dtype_of_v = dtype_of<T>::value;
+
+/// Calls f(T{}) with T the C++ type of the dtype (for CPU code over any dtype).
+template <typename F> decltype(auto) visit_dtype(DType t, F&& f) {
+    switch (t) {
+    case DType::float32: return f(float{});
+    case DType::float64: return f(double{});
+    case DType::int8: return f(int8_t{});
+    case DType::uint8: return f(uint8_t{});
+    case DType::int16: return f(int16_t{});
+    case DType::uint16: return f(uint16_t{});
+    case DType::int32: return f(int32_t{});
+    case DType::uint32: return f(uint32_t{});
+    }
+    throw InvalidArgument("unknown dtype");
+}
+
+} // namespace kiln
