@@ -1,0 +1,127 @@
+#pragma once
+// Everything a Context owns: device, memory, pipelines, the pending graph and
+// the submissions in flight. Not thread-safe: one thread uses a context at a time.
+#include <array>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "graph/compile.hpp"
+#include "graph/node.hpp"
+#include "graph/staging.hpp"
+#include "kiln/context.hpp"
+#include "kiln/error.hpp"
+#include "vk/allocator.hpp"
+#include "vk/device.hpp"
+#include "vk/instance.hpp"
+#include "vk/pipeline.hpp"
+
+namespace kiln::detail {
+
+/// A command buffer, its fence and queries: one submission's GPU objects.
+struct Submission {
+    uint64_t serial = 0;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    VkDescriptorPool descriptors = VK_NULL_HANDLE;
+    uint32_t query_count = 0;
+    bool time_nodes = false;
+    std::vector<std::string> names;  // node names in execution order
+    GraphIR keep;                    // holds the graph's storages until done
+    vk::Allocation arena;            // transient memory, freed when done
+    bool reusable = false;           // owned by an explicit Graph
+};
+
+/// A compiled, recorded graph that can be submitted many times.
+struct RecordedGraph {
+    Submission sub;
+    Plan plan;
+    bool in_flight = false;
+};
+
+class ContextState {
+public:
+    ContextState(const ContextOptions& options, const ExternalDevice* external);
+    ~ContextState();
+    ContextState(const ContextState&) = delete;
+    ContextState& operator=(const ContextState&) = delete;
+
+    const ContextOptions& options() const { return options_; }
+    vk::Device& device() { return *device_; }
+    const DeviceInfo& info() const { return device_->info(); }
+    vk::Allocator& allocator() { return *allocator_; }
+    vk::Pipelines& pipelines() { return *pipelines_; }
+    Profile& profile() { return profile_; }
+    vk::Instance& instance() { return *instance_; }
+
+    /// Adds a node to the capture in progress, or to the pending graph
+    /// (submitted once it holds options().flush_nodes nodes).
+    void record(Node node);
+    bool capturing() const { return capture_ != nullptr; }
+    void begin_capture(GraphIR* target);
+    void end_capture();
+
+    /// The serial the pending graph will be submitted with.
+    uint64_t pending_serial() const { return next_serial_; }
+    uint64_t completed_serial() const { return completed_; }
+    /// Submits the pending graph (if any) without waiting; returns its serial.
+    uint64_t flush();
+    /// Waits until submission `serial` has finished.
+    void wait(uint64_t serial);
+    void sync() { wait(flush()); }
+    /// Notes finished submissions: timings, memory returned.
+    void poll();
+
+    /// Memory freed once submission `serial` has finished.
+    void retire(const vk::Allocation& a, uint64_t serial);
+    /// Gives a storage persistent memory now.
+    void place(Storage& s);
+    /// A staging slice for the pending graph; flushes and waits when the ring is full.
+    Slice staging(VkDeviceSize size);
+    VkDeviceSize staging_capacity() const { return staging_->capacity(); }
+
+    /// Compiles and records a captured graph for repeated submission.
+    std::unique_ptr<RecordedGraph> record_graph(GraphIR graph);
+    /// Submits a recorded graph after the pending work; returns its serial.
+    uint64_t submit_recorded(RecordedGraph& g);
+    void release_recorded(RecordedGraph& g);
+
+    std::optional<std::array<uint32_t, 3>> workgroup_size(const std::string& kernel) const;
+    void set_workgroup_size(const std::string& kernel, std::array<uint32_t, 3> size);
+
+    MemoryStats memory_stats() const;
+
+private:
+    Submission prepare(GraphIR& graph, Plan& plan, bool reusable);
+    uint64_t submit(Submission& sub);
+    void finish(Submission& sub);
+    void destroy(Submission& sub);
+
+    ContextOptions options_;
+    std::unique_ptr<vk::Instance> instance_;
+    std::unique_ptr<vk::Device> device_;
+    std::unique_ptr<vk::Allocator> allocator_;
+    std::unique_ptr<vk::Pipelines> pipelines_;
+    std::unique_ptr<StagingRing> staging_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+
+    GraphIR pending_;
+    GraphIR* capture_ = nullptr;
+    uint64_t next_serial_ = 1;
+    uint64_t completed_ = 0;
+    struct Flight {
+        uint64_t serial = 0;
+        std::unique_ptr<Submission> owned;
+        RecordedGraph* recorded = nullptr;
+    };
+    std::deque<Flight> in_flight_;
+    std::deque<std::pair<uint64_t, vk::Allocation>> retired_;
+    Profile profile_;
+    std::optional<uint64_t> time_origin_;
+    std::map<std::string, std::array<uint32_t, 3>> workgroup_sizes_;
+};
+
+} // namespace kiln::detail

@@ -1,0 +1,73 @@
+#pragma once
+// Nodes of a graph: compute dispatches with declared reads and writes, and
+// buffer copies (transfers between staging and arrays).
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "graph/storage.hpp"
+
+namespace kiln::detail {
+
+enum class Access : uint8_t { read = 1, write = 2, read_write = 3 };
+
+inline bool writes(Access a) { return static_cast<uint8_t>(a) & 2; }
+
+/// A byte range of an array's storage, or of a raw buffer kiln manages
+/// outside arrays (staging slices, imported host memory).
+struct BufferRef {
+    std::shared_ptr<Storage> storage;
+    VkBuffer raw = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    VkDeviceSize range = 0;  // 0: to the end of the storage
+    Access access = Access::read;
+
+    const void* key() const { return storage ? static_cast<const void*>(storage.get()) : raw; }
+};
+
+struct Dispatch {
+    std::string name;                     // kernel name: pipeline cache and profile
+    std::span<const uint32_t> spirv;
+    std::shared_ptr<const void> code_owner;  // keeps run-time compiled code alive
+    std::string entry = "main";
+    std::vector<BufferRef> buffers;       // bindings 0..n-1 of set 0
+    std::vector<std::byte> push;
+    std::vector<uint32_t> spec;           // spec constants; ids 0-2 are the workgroup size
+    std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+struct Copy {
+    std::string name;
+    BufferRef src, dst;
+    VkDeviceSize size = 0;
+};
+
+struct Node {
+    std::variant<Dispatch, Copy> op;
+    const std::string& name() const {
+        return std::visit([](auto& n) -> const std::string& { return n.name; }, op);
+    }
+    template <typename F> void for_each_buffer(F&& f) const {
+        if (auto* d = std::get_if<Dispatch>(&op))
+            for (auto& b : d->buffers) f(b);
+        else {
+            auto& c = std::get<Copy>(op);
+            f(c.src);
+            f(c.dst);
+        }
+    }
+};
+
+/// Recorded work, not yet compiled.
+struct GraphIR {
+    std::vector<Node> nodes;
+    bool empty() const { return nodes.empty(); }
+};
+
+} // namespace kiln::detail

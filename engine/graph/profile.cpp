@@ -1,0 +1,154 @@
+#include "kiln/profile.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "kiln/context.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln {
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void Profile::add(const std::string& name, double start_us, double duration_us, uint64_t submission) {
+    events_.push_back({name, start_us, duration_us, submission});
+}
+
+void Profile::add_submission(double duration_ms) { submissions_.push_back(duration_ms); }
+
+void Profile::clear() {
+    events_.clear();
+    submissions_.clear();
+}
+
+std::vector<KernelStats> Profile::stats() const {
+    std::vector<std::string> names;
+    std::vector<std::vector<double>> times;
+    for (auto& e : events_) {
+        auto it = std::find(names.begin(), names.end(), e.name);
+        size_t i = it - names.begin();
+        if (it == names.end()) {
+            names.push_back(e.name);
+            times.emplace_back();
+        }
+        times[i].push_back(e.duration_us / 1000.0);
+    }
+    std::vector<KernelStats> out;
+    for (size_t i = 0; i < names.size(); ++i) {
+        auto& t = times[i];
+        KernelStats k;
+        k.name = names[i];
+        k.count = t.size();
+        k.min = *std::min_element(t.begin(), t.end());
+        k.max = *std::max_element(t.begin(), t.end());
+        for (double v : t) k.total += v;
+        k.mean = k.total / t.size();
+        double ss = 0;
+        for (double v : t) ss += (v - k.mean) * (v - k.mean);
+        k.std = std::sqrt(ss / t.size());
+        k.median = median_of(t);
+        out.push_back(k);
+    }
+    return out;
+}
+
+std::string Profile::table() const {
+    std::string s;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-28s %7s %10s %10s %10s %10s %10s %11s\n", "kernel", "count", "min ms",
+                  "median ms", "max ms", "mean ms", "std ms", "total ms");
+    s += line;
+    for (auto& k : stats()) {
+        std::snprintf(line, sizeof line, "%-28s %7zu %10.4f %10.4f %10.4f %10.4f %10.4f %11.4f\n", k.name.c_str(),
+                      k.count, k.min, k.median, k.max, k.mean, k.std, k.total);
+        s += line;
+    }
+    if (!submissions_.empty()) {
+        std::snprintf(line, sizeof line, "%zu submissions, median GPU span %.4f ms\n", submissions_.size(),
+                      median_of(submissions_));
+        s += line;
+    }
+    return s;
+}
+
+std::string Profile::chrome_trace() const {
+    std::string s = "{\"traceEvents\":[";
+    char buf[512];
+    bool first = true;
+    for (auto& e : events_) {
+        std::string name;
+        for (char c : e.name) {
+            if (c == '"' || c == '\\') name += '\\';
+            name += c;
+        }
+        std::snprintf(buf, sizeof buf,
+                      "%s{\"name\":\"%s\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,"
+                      "\"tid\":1,\"args\":{\"submission\":%llu}}",
+                      first ? "" : ",", name.c_str(), e.start_us, e.duration_us,
+                      static_cast<unsigned long long>(e.submission));
+        s += buf;
+        first = false;
+    }
+    s += "],\"displayTimeUnit\":\"ns\"}\n";
+    return s;
+}
+
+void Profile::write_chrome_trace(const std::string& path) const {
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << chrome_trace();
+        if (!out) throw IoError("could not write trace file '" + path + "'");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw IoError("could not write trace file '" + path + "'");
+}
+
+double BenchmarkResult::cpu_median() const { return median_of(cpu_ms); }
+double BenchmarkResult::gpu_median() const { return median_of(gpu_ms); }
+double BenchmarkResult::gpu_min() const { return gpu_ms.empty() ? 0 : *std::min_element(gpu_ms.begin(), gpu_ms.end()); }
+double BenchmarkResult::gpu_max() const { return gpu_ms.empty() ? 0 : *std::max_element(gpu_ms.begin(), gpu_ms.end()); }
+
+std::string BenchmarkResult::str() const {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-24s: CPU %10.4f ms   GPU %10.4f ms (min %.4f, max %.4f, n=%zu)",
+                  name.empty() ? "benchmark" : name.c_str(), cpu_median(), gpu_median(), gpu_min(), gpu_max(),
+                  gpu_ms.size());
+    return buf;
+}
+
+BenchmarkResult benchmark(Context& ctx, const std::function<void()>& fn, int n_repeat, int n_warmup,
+                          const std::string& name) {
+    if (n_repeat < 1 || n_warmup < 0)
+        throw InvalidArgument("benchmark: n_repeat must be >= 1 and n_warmup >= 0");
+    BenchmarkResult r;
+    r.name = name;
+    for (int i = 0; i < n_warmup; ++i) {
+        fn();
+        ctx.sync();
+    }
+    for (int i = 0; i < n_repeat; ++i) {
+        size_t before = ctx.profile().submissions().size();
+        auto t0 = std::chrono::steady_clock::now();
+        fn();
+        ctx.sync();
+        auto t1 = std::chrono::steady_clock::now();
+        r.cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        const auto& subs = ctx.profile().submissions();
+        if (subs.size() > before) {
+            double gpu = 0;
+            for (size_t k = before; k < subs.size(); ++k) gpu += subs[k];
+            r.gpu_ms.push_back(gpu);
+        }
+    }
+    return r;
+}
+
+} // namespace kiln

@@ -1,0 +1,139 @@
+// Records a compiled plan into a command buffer: barriers at level
+// boundaries, timestamps around nodes, descriptors pushed per dispatch.
+#include "graph/record.hpp"
+
+#include "graph/context_state.hpp"
+#include "vk/check.hpp"
+
+namespace kiln::detail {
+
+using vk::check;
+
+namespace {
+
+VkDescriptorBufferInfo resolve(const BufferRef& b) {
+    if (b.storage) {
+        const Storage& s = *b.storage;
+        VkDeviceSize range = b.range ? b.range : ((s.bytes - b.offset) + 3) / 4 * 4;
+        return {s.buffer, s.offset + b.offset, range};
+    }
+    return {b.raw, b.offset, b.range};
+}
+
+void global_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access) {
+    VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    mb.srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    mb.srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT;
+    mb.dstStageMask = dst_stage;
+    mb.dstAccessMask = dst_access;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &mb;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+void device_barrier(VkCommandBuffer cmd) {
+    global_barrier(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                   VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+}
+
+} // namespace
+
+void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan) {
+    VkDevice dev = ctx.device().handle();
+    const bool push_descriptors = ctx.device().enabled().push_descriptors;
+
+    if (!push_descriptors) {
+        uint32_t sets = 0, buffers = 0;
+        for (auto& n : g.nodes)
+            if (auto* d = std::get_if<Dispatch>(&n.op)) {
+                ++sets;
+                buffers += static_cast<uint32_t>(d->buffers.size());
+            }
+        if (sets) {
+            VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)};
+            VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+            pci.maxSets = sets;
+            pci.poolSizeCount = 1;
+            pci.pPoolSizes = &size;
+            check(vkCreateDescriptorPool(dev, &pci, nullptr, &sub.descriptors), "vkCreateDescriptorPool");
+        }
+    }
+
+    VkCommandBuffer cmd = sub.cmd;
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = sub.reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+    if (sub.queries) {
+        vkCmdResetQueryPool(cmd, sub.queries, 0, sub.query_count);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 0);
+    }
+    // Work of earlier submissions on the same memory comes first.
+    device_barrier(cmd);
+
+    VkPipeline bound = VK_NULL_HANDLE;
+    std::vector<VkDescriptorBufferInfo> infos;
+    std::vector<VkWriteDescriptorSet> writes;
+    for (size_t pos = 0; pos < plan.order.size(); ++pos) {
+        const Node& node = g.nodes[plan.order[pos]];
+        if (plan.barrier_before[pos]) device_barrier(cmd);
+        if (plan.time_nodes)
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
+                                 2 + 2 * static_cast<uint32_t>(pos));
+        if (auto* d = std::get_if<Dispatch>(&node.op)) {
+            vk::PipelineKey key{d->name, d->spirv, static_cast<uint32_t>(d->buffers.size()),
+                                static_cast<uint32_t>(d->push.size()), d->spec, d->entry};
+            const vk::Pipeline& p = ctx.pipelines().get(key);
+            if (p.pipeline != bound) {
+                vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+                bound = p.pipeline;
+            }
+            infos.resize(d->buffers.size());
+            writes.resize(d->buffers.size());
+            VkDescriptorSet set = VK_NULL_HANDLE;
+            if (!push_descriptors && !d->buffers.empty()) {
+                VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+                ai.descriptorPool = sub.descriptors;
+                ai.descriptorSetCount = 1;
+                ai.pSetLayouts = &p.set_layout;
+                check(vkAllocateDescriptorSets(dev, &ai, &set), "vkAllocateDescriptorSets");
+            }
+            for (size_t i = 0; i < d->buffers.size(); ++i) {
+                infos[i] = resolve(d->buffers[i]);
+                writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+                writes[i].dstSet = set;
+                writes[i].dstBinding = static_cast<uint32_t>(i);
+                writes[i].descriptorCount = 1;
+                writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+                writes[i].pBufferInfo = &infos[i];
+            }
+            if (!d->buffers.empty()) {
+                if (push_descriptors) {
+                    ctx.device().push_descriptor_fn(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
+                                                    static_cast<uint32_t>(writes.size()), writes.data());
+                } else {
+                    vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+                    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+                }
+            }
+            if (!d->push.empty())
+                vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                   static_cast<uint32_t>(d->push.size()), d->push.data());
+            vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+        } else {
+            auto& c = std::get<Copy>(node.op);
+            VkDescriptorBufferInfo src = resolve(c.src), dst = resolve(c.dst);
+            VkBufferCopy region{src.offset, dst.offset, c.size};
+            vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
+        }
+        if (plan.time_nodes)
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
+                                 3 + 2 * static_cast<uint32_t>(pos));
+    }
+    // Results become visible to the host once the fence signals.
+    global_barrier(cmd, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    if (sub.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 1);
+    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+}
+
+} // namespace kiln::detail

@@ -1,0 +1,37 @@
+#pragma once
+// The memory behind an Array. Memory is placed lazily, when the graph that
+// first uses it is compiled: an intermediate that no Array handle refers to
+// by then is transient and may share memory with others whose lifetimes do
+// not overlap.
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "vk/allocator.hpp"
+
+namespace kiln::detail {
+
+class ContextState;
+
+struct Storage {
+    Storage(ContextState* ctx, uint64_t bytes) : ctx(ctx), bytes(bytes) {}
+    ~Storage();
+    Storage(const Storage&) = delete;
+    Storage& operator=(const Storage&) = delete;
+
+    ContextState* ctx;            // outlived: Arrays and graphs hold the context
+    uint64_t bytes;
+    vk::Allocation alloc;         // persistent memory, when not transient
+    VkBuffer buffer = VK_NULL_HANDLE;  // where the bytes are, once placed
+    VkDeviceSize offset = 0;
+    std::byte* mapped = nullptr;  // host address when the memory is host-visible
+    bool coherent = true;
+    std::atomic<int> handles{0};  // live Array handles
+    uint64_t last_serial = 0;     // last submission that used the memory
+    uint64_t pending_uses = 0;    // nodes of the pending graph that use it
+
+    bool placed() const { return buffer != VK_NULL_HANDLE; }
+};
+
+} // namespace kiln::detail

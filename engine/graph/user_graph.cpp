@@ -1,0 +1,63 @@
+#include "kiln/graph.hpp"
+
+#include "graph/context_state.hpp"
+
+namespace kiln {
+
+Graph::Graph(const Context& ctx) : ctx_(ctx), ir_(std::make_unique<detail::GraphIR>()) {}
+
+Graph::~Graph() {
+    if (capturing_) ctx_.state().end_capture();
+    if (recorded_) ctx_.state().release_recorded(*recorded_);
+}
+
+Graph::Capture Graph::capture() {
+    ctx_.state().begin_capture(ir_.get());
+    capturing_ = true;
+    if (recorded_) {
+        ctx_.state().release_recorded(*recorded_);
+        recorded_.reset();
+    }
+    return Capture(this);
+}
+
+Graph::Capture::~Capture() { end(); }
+
+void Graph::Capture::end() {
+    if (!graph_) return;
+    graph_->ctx_.state().end_capture();
+    graph_->capturing_ = false;
+    graph_ = nullptr;
+}
+
+void Graph::compile() {
+    if (capturing_) throw InvalidArgument("Graph::run during its own capture; end the capture first");
+    if (!recorded_) {
+        if (ir_->empty()) throw InvalidArgument("Graph::run: nothing was captured into this graph");
+        // The recorded graph keeps the nodes; a copy stays for recompiles.
+        recorded_ = ctx_.state().record_graph(*ir_);
+    }
+}
+
+void Graph::run() {
+    launch();
+    ctx_.state().wait(recorded_->sub.serial);
+}
+
+void Graph::launch() {
+    compile();
+    ctx_.state().submit_recorded(*recorded_);
+}
+
+GraphStats Graph::stats() const {
+    GraphStats s;
+    s.nodes = ir_->nodes.size();
+    if (recorded_) {
+        s.levels = recorded_->plan.levels;
+        s.transient_bytes = recorded_->plan.transient_bytes;
+        s.arena_bytes = recorded_->plan.arena_size;
+    }
+    return s;
+}
+
+} // namespace kiln

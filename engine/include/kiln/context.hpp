@@ -1,0 +1,125 @@
+#pragma once
+// A kiln context: one Vulkan device, its compute queue, memory and the graph
+// of pending work. Several contexts may live in one process.
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/device.hpp"
+#include "kiln/profile.hpp"
+
+namespace kiln {
+
+namespace detail {
+class ContextState;
+}
+
+/// How much of the GPU work gets timestamp queries.
+enum class Timing {
+    off,         ///< no queries
+    submission,  ///< one span per submission
+    nodes,       ///< every node (the default): the profile table per kernel
+};
+
+/// Options for creating a Context. Every field has a working default.
+struct ContextOptions {
+    /// Device by index; when unset, `device_name`, then KILN_DEVICE, then the
+    /// first discrete GPU, then any device.
+    std::optional<uint32_t> device_index;
+    /// Device by case-insensitive substring of its name (as pyclesperanto's select_device).
+    std::string device_name;
+    /// Khronos validation with synchronization validation. Unset: KILN_VALIDATION=1 turns it on.
+    std::optional<bool> validation;
+    /// Persist the VkPipelineCache on disk (per device and driver version).
+    /// Unset: on, unless KILN_PIPELINE_CACHE=0.
+    std::optional<bool> pipeline_cache;
+    /// Where the pipeline cache and compiled user kernels live; default
+    /// $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
+    std::string cache_dir;
+    Timing timing = Timing::nodes;
+    /// Memory is taken from Vulkan in blocks of this size and sub-allocated.
+    uint64_t block_size = 256ull << 20;
+    /// Size of the host-visible staging ring used for transfers.
+    uint64_t staging_size = 64ull << 20;
+    /// Pending eager work is submitted once it holds this many nodes.
+    uint32_t flush_nodes = 4096;
+    /// Transfers at least this large import the caller's memory directly
+    /// (VK_EXT_external_memory_host) instead of copying through staging.
+    uint64_t import_threshold = 4ull << 20;
+    /// Called with every validation message (besides counting it); may be empty.
+    std::function<void(const std::string&)> on_validation_message;
+};
+
+/// Handles an embedding application gives kiln to use instead of creating its
+/// own. kiln destroys none of them. The device must have been created with a
+/// compute-capable queue family `queue_family`, Vulkan 1.3 and the
+/// synchronization2 feature; kiln uses what the device has enabled and checks
+/// features it needs per operation.
+struct ExternalDevice {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    uint32_t queue_family = 0;
+    /// Features the application enabled, so kiln knows what it may use.
+    bool float64 = false, int64 = false, int16 = false, int8 = false, float16 = false;
+    bool storage8 = false, storage16 = false, push_descriptors = false;
+};
+
+/// Owns (or adopts) a Vulkan device and everything kiln does on it. Copies
+/// share the same underlying context.
+class Context {
+public:
+    /// Picks and opens a device; throws kiln::Error when no Vulkan driver or
+    /// no matching device is found.
+    explicit Context(const ContextOptions& options = {});
+    /// Adopts an application's device and queue.
+    Context(const ExternalDevice& external, const ContextOptions& options = {});
+    ~Context();
+    Context(const Context&);
+    Context& operator=(const Context&);
+    Context(Context&&) noexcept;
+    Context& operator=(Context&&) noexcept;
+
+    /// Every Vulkan device of the system (creates a temporary instance).
+    static std::vector<DeviceInfo> devices();
+
+    const DeviceInfo& device() const;
+    MemoryStats memory_stats() const;
+
+    /// Submits pending work and waits for all work of this context to finish.
+    void sync();
+    /// Submits pending work without waiting.
+    void flush();
+
+    /// Per-kernel timing of the work done so far (when timing is on).
+    Profile& profile();
+
+    /// Workgroup size of a built-in kernel by name (as pyFAI's
+    /// engine.workgroup_size[...]); {0,0,0} restores the kernel's default.
+    void set_workgroup_size(const std::string& kernel, std::array<uint32_t, 3> size);
+    std::optional<std::array<uint32_t, 3>> workgroup_size(const std::string& kernel) const;
+
+    /// Validation messages seen so far (0 unless validation is on).
+    uint64_t validation_message_count() const;
+    std::vector<std::string> validation_messages() const;
+
+    /// Whether this is the same context as another.
+    bool operator==(const Context& o) const { return state_ == o.state_; }
+
+    /// The implementation, for ops and tools inside kiln.
+    detail::ContextState& state() const { return *state_; }
+    const std::shared_ptr<detail::ContextState>& shared_state() const { return state_; }
+    explicit Context(std::shared_ptr<detail::ContextState> s);
+
+private:
+    std::shared_ptr<detail::ContextState> state_;
+};
+
+} // namespace kiln

@@ -1,0 +1,299 @@
+#include "kiln/elementwise.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ops/kernel.hpp"
+
+namespace kiln {
+
+namespace {
+
+using ops::Dispatcher;
+
+constexpr std::array<uint32_t, 3> linear_local{256, 1, 1};
+
+struct ElemPush {
+    uint32_t n = 0, pad = 0;
+    uint32_t s[4] = {0, 0, 0, 0};
+};
+
+struct Operand {
+    const Array* array;
+    detail::Access access;
+};
+
+// Records kernel over all elements, split into pieces when an array is
+// larger than one binding may cover. push_bytes of ElemPush are pushed,
+// with n set per piece.
+void elementwise(const std::string& kernel, const std::vector<Operand>& operands, ElemPush push,
+                 size_t push_bytes, const std::vector<uint32_t>& specs = {}) {
+    const Array& first = *operands.front().array;
+    detail::ContextState& ctx = first.state();
+    const uint64_t n = first.size();
+    size_t widest = 1;
+    for (auto& o : operands) widest = std::max(widest, dtype_size(o.array->dtype()));
+    // Pieces of a multiple of 256 elements keep every binding offset aligned.
+    uint64_t piece = ops::max_elements_per_binding(ctx, widest) / 256 * 256;
+    piece = std::min<uint64_t>(piece, 1ull << 30);
+    for (uint64_t start = 0; start < n; start += piece) {
+        uint64_t count = std::min(piece, n - start);
+        bool split = count != n;
+        Dispatcher d(ctx, kernel, linear_local);
+        for (auto& o : operands) {
+            size_t es = dtype_size(o.array->dtype());
+            VkDeviceSize off = split ? start * es : 0, range = split ? count * es : 0;
+            if (o.access == detail::Access::read) d.read(*o.array, off, range);
+            else d.write(*o.array, off, range);
+        }
+        for (uint32_t s : specs) d.spec(s);
+        push.n = static_cast<uint32_t>(count);
+        d.push_raw(&push, push_bytes).stride_grid(count).record();
+    }
+}
+
+void set_scalar(ElemPush& p, int slot, double v, DType t) {
+    auto bits = ops::scalar_bits(v, t);
+    p.s[2 * slot] = bits[0];
+    p.s[2 * slot + 1] = bits[1];
+}
+
+DType divide_dtype(DType t) { return t == DType::float64 ? DType::float64 : DType::float32; }
+
+Array new_like(const Array& a, DType t) { return Array::empty(a.context(), a.shape(), t); }
+
+} // namespace
+
+void fill(Array& a, double value) {
+    if (!a) throw InvalidArgument("fill on a null Array");
+    ElemPush p;
+    set_scalar(p, 0, value, a.dtype());
+    elementwise(ops::variant("fill", a.dtype()), {{&a, detail::Access::write}}, p, 16);
+}
+
+Array Array::zeros(const Context& ctx, Shape shape, DType dtype) { return full(ctx, shape, 0.0, dtype); }
+
+Array Array::full(const Context& ctx, Shape shape, double value, DType dtype) {
+    Array a = empty(ctx, shape, dtype);
+    fill(a, value);
+    return a;
+}
+
+Array copy(const Array& a) {
+    if (!a) throw InvalidArgument("copy of a null Array");
+    Array out = new_like(a, a.dtype());
+    // Copy as 16- or 4-byte words; the arrays are viewed as uint32 arrays.
+    const bool wide = a.nbytes() % 16 == 0;
+    const uint64_t words = (a.nbytes() + 3) / 4;
+    Shape ws{words};
+    Array src(a.context().shared_state(), a.storage(), ws, DType::uint32);
+    Array dst(out.context().shared_state(), out.storage(), ws, DType::uint32);
+    if (wide && ops::max_elements_per_binding(a.state(), 4) >= words) {
+        Dispatcher d(a.state(), "copy_u128", linear_local);
+        uint32_t n = static_cast<uint32_t>(words / 4);
+        d.read(src).write(dst).push(n).stride_grid(n).record();
+    } else {
+        elementwise("copy_u32", {{&src, detail::Access::read}, {&dst, detail::Access::write}}, {}, 4);
+    }
+    return out;
+}
+
+Array cast(const Array& a, DType to) {
+    if (!a) throw InvalidArgument("cast of a null Array");
+    if (to == a.dtype()) return copy(a);
+    Array out = new_like(a, to);
+    std::string kernel = "cast_" + std::string(dtype_name(a.dtype())) + "_" + std::string(dtype_name(to));
+    elementwise(kernel, {{&a, detail::Access::read}, {&out, detail::Access::write}}, {}, 4);
+    return out;
+}
+
+Array binary(BinaryOp op, const Array& a, const Array& b) {
+    if (!a || !b) throw InvalidArgument("binary operation on a null Array");
+    ops::check_same_shape(a, b, "binary operation");
+    if (op == BinaryOp::divide && divide_dtype(a.dtype()) != a.dtype())
+        return binary(op, cast(a, DType::float32), cast(b, DType::float32));
+    Array out = new_like(a, a.dtype());
+    elementwise(ops::variant("binary", a.dtype()),
+                {{&a, detail::Access::read}, {&b, detail::Access::read}, {&out, detail::Access::write}}, {}, 16,
+                {static_cast<uint32_t>(op), 0});
+    return out;
+}
+
+Array binary(BinaryOp op, const Array& a, double s, bool scalar_first) {
+    if (!a) throw InvalidArgument("binary operation on a null Array");
+    if (op == BinaryOp::divide && divide_dtype(a.dtype()) != a.dtype())
+        return binary(op, cast(a, DType::float32), s, scalar_first);
+    Array out = new_like(a, a.dtype());
+    ElemPush p;
+    set_scalar(p, 0, s, a.dtype());
+    // The B binding is unused with a scalar; a is bound there to keep the layout.
+    elementwise(ops::variant("binary", a.dtype()),
+                {{&a, detail::Access::read}, {&a, detail::Access::read}, {&out, detail::Access::write}}, p, 16,
+                {static_cast<uint32_t>(op), scalar_first ? 2u : 1u});
+    return out;
+}
+
+Array add(const Array& a, const Array& b) { return binary(BinaryOp::add, a, b); }
+Array add(const Array& a, double s) { return binary(BinaryOp::add, a, s); }
+Array subtract(const Array& a, const Array& b) { return binary(BinaryOp::subtract, a, b); }
+Array subtract(const Array& a, double s) { return binary(BinaryOp::subtract, a, s); }
+Array subtract(double s, const Array& a) { return binary(BinaryOp::subtract, a, s, true); }
+Array multiply(const Array& a, const Array& b) { return binary(BinaryOp::multiply, a, b); }
+Array multiply(const Array& a, double s) { return binary(BinaryOp::multiply, a, s); }
+Array divide(const Array& a, const Array& b) { return binary(BinaryOp::divide, a, b); }
+Array divide(const Array& a, double s) { return binary(BinaryOp::divide, a, s); }
+Array divide(double s, const Array& a) { return binary(BinaryOp::divide, a, s, true); }
+Array minimum(const Array& a, const Array& b) { return binary(BinaryOp::minimum, a, b); }
+Array minimum(const Array& a, double s) { return binary(BinaryOp::minimum, a, s); }
+Array maximum(const Array& a, const Array& b) { return binary(BinaryOp::maximum, a, b); }
+Array maximum(const Array& a, double s) { return binary(BinaryOp::maximum, a, s); }
+
+Array compare(CompareOp op, const Array& a, const Array& b) {
+    if (!a || !b) throw InvalidArgument("comparison on a null Array");
+    ops::check_same_shape(a, b, "comparison");
+    Array out = new_like(a, DType::uint8);
+    elementwise(ops::variant("compare", a.dtype()),
+                {{&a, detail::Access::read}, {&b, detail::Access::read}, {&out, detail::Access::write}}, {}, 16,
+                {static_cast<uint32_t>(op), 0});
+    return out;
+}
+
+namespace {
+
+// Neighbours of s among the values of dtype t: lo <= s <= hi, equal when s
+// is representable. Comparisons against them are exact (see compare()).
+struct Bracket {
+    double lo, hi;
+    bool below, above;  // s is below (above) every value of t
+};
+
+Bracket bracket(double s, DType t) {
+    if (t == DType::float64) return {s, s, false, false};
+    if (t == DType::float32) {
+        float f = static_cast<float>(s);
+        double fd = f;
+        if (fd == s) return {s, s, false, false};
+        float lo = fd < s ? f : std::nextafter(f, -std::numeric_limits<float>::infinity());
+        float hi = fd > s ? f : std::nextafter(f, std::numeric_limits<float>::infinity());
+        return {lo, hi, false, false};
+    }
+    double mn = 0, mx = 0;
+    switch (t) {
+    case DType::int8: mn = -128, mx = 127; break;
+    case DType::uint8: mn = 0, mx = 255; break;
+    case DType::int16: mn = -32768, mx = 32767; break;
+    case DType::uint16: mn = 0, mx = 65535; break;
+    case DType::int32: mn = -2147483648.0, mx = 2147483647.0; break;
+    default: mn = 0, mx = 4294967295.0;
+    }
+    return {std::floor(s), std::ceil(s), s < mn, s > mx};
+}
+
+} // namespace
+
+Array compare(CompareOp op, const Array& a, double s) {
+    if (!a) throw InvalidArgument("comparison on a null Array");
+    auto constant = [&](bool v) { return Array::full(a.context(), a.shape(), v ? 1 : 0, DType::uint8); };
+    if (std::isnan(s)) return constant(op == CompareOp::not_equal);
+    Bracket b = bracket(s, a.dtype());
+    // v > s  <=> v > lo;  v >= s <=> v >= hi;  v < s <=> v < hi;  v <= s <=> v <= lo;
+    // v == s <=> exact and v == s.
+    bool exact = b.lo == b.hi && !b.below && !b.above;
+    double value = 0;
+    switch (op) {
+    case CompareOp::equal:
+        if (!exact) return constant(false);
+        value = b.lo;
+        break;
+    case CompareOp::not_equal:
+        if (!exact) return constant(true);
+        value = b.lo;
+        break;
+    case CompareOp::greater:
+    case CompareOp::less_equal:
+        if (b.below) return constant(op == CompareOp::greater);
+        if (b.above) return constant(op == CompareOp::less_equal);
+        value = b.lo;
+        break;
+    case CompareOp::less:
+    case CompareOp::greater_equal:
+        if (b.below) return constant(op == CompareOp::greater_equal);
+        if (b.above) return constant(op == CompareOp::less);
+        value = b.hi;
+        break;
+    }
+    Array out = new_like(a, DType::uint8);
+    ElemPush p;
+    set_scalar(p, 0, value, a.dtype());
+    elementwise(ops::variant("compare", a.dtype()),
+                {{&a, detail::Access::read}, {&a, detail::Access::read}, {&out, detail::Access::write}}, p, 16,
+                {static_cast<uint32_t>(op), 1});
+    return out;
+}
+
+Array equal(const Array& a, const Array& b) { return compare(CompareOp::equal, a, b); }
+Array not_equal(const Array& a, const Array& b) { return compare(CompareOp::not_equal, a, b); }
+Array less(const Array& a, const Array& b) { return compare(CompareOp::less, a, b); }
+Array less_equal(const Array& a, const Array& b) { return compare(CompareOp::less_equal, a, b); }
+Array greater(const Array& a, const Array& b) { return compare(CompareOp::greater, a, b); }
+Array greater_equal(const Array& a, const Array& b) { return compare(CompareOp::greater_equal, a, b); }
+
+Array threshold(const Array& image, double t) { return compare(CompareOp::greater, image, t); }
+
+namespace {
+
+Array as_condition(const Array& cond) {
+    return cond.dtype() == DType::uint8 ? cond : compare(CompareOp::not_equal, cond, 0.0);
+}
+
+Array where_impl(const Array& cond_in, const Array* a, double sa, const Array* b, double sb, DType t) {
+    if (!cond_in) throw InvalidArgument("where: the condition is a null Array");
+    if (a) ops::check_same_shape(cond_in, *a, "where", false);
+    if (b) ops::check_same_shape(cond_in, *b, "where", false);
+    if (a && b) ops::check_same_shape(*a, *b, "where");
+    Array cond = as_condition(cond_in);
+    Array out = Array::empty(cond.context(), cond.shape(), t);
+    ElemPush p;
+    set_scalar(p, 0, sa, t);
+    set_scalar(p, 1, sb, t);
+    if (!a || !b) {
+        // An unused binding gets a one-element placeholder (out is written
+        // by this node and must not also be read).
+        Array dummy = Array::empty(cond.context(), Shape{1}, t);
+        const Array& pa = a ? *a : dummy;
+        const Array& pb = b ? *b : dummy;
+        Dispatcher d(cond.state(), ops::variant("where", t), linear_local);
+        if (out.size() > ops::max_elements_per_binding(cond.state(), 8))
+            throw Unsupported("where with a scalar on arrays this large is not split; use array operands");
+        d.read(cond).read(pa).read(pb).write(out).spec(a ? 0 : 1).spec(b ? 0 : 1);
+        p.n = static_cast<uint32_t>(out.size());
+        d.push_raw(&p, 24).stride_grid(out.size()).record();
+        return out;
+    }
+    elementwise(ops::variant("where", t),
+                {{&cond, detail::Access::read}, {a, detail::Access::read}, {b, detail::Access::read},
+                 {&out, detail::Access::write}},
+                p, 24, {0, 0});
+    return out;
+}
+
+} // namespace
+
+Array where(const Array& cond, const Array& a, const Array& b) {
+    if (!a || !b) throw InvalidArgument("where: a null Array was given");
+    return where_impl(cond, &a, 0, &b, 0, a.dtype());
+}
+Array where(const Array& cond, const Array& a, double b) {
+    if (!a) throw InvalidArgument("where: a null Array was given");
+    return where_impl(cond, &a, 0, nullptr, b, a.dtype());
+}
+Array where(const Array& cond, double a, const Array& b) {
+    if (!b) throw InvalidArgument("where: a null Array was given");
+    return where_impl(cond, nullptr, a, &b, 0, b.dtype());
+}
+Array where(const Array& cond, double a, double b, DType dtype) {
+    return where_impl(cond, nullptr, a, nullptr, b, dtype);
+}
+
+} // namespace kiln

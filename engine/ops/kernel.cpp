@@ -1,0 +1,135 @@
+#include "ops/kernel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kiln::shaders {
+struct Entry {
+    std::string_view name;
+    std::span<const uint32_t> code;
+};
+extern const Entry registry[];
+extern const size_t registry_size;
+} // namespace kiln::shaders
+
+namespace kiln::ops {
+
+std::span<const uint32_t> builtin_spirv(std::string_view name) {
+    for (size_t i = 0; i < shaders::registry_size; ++i)
+        if (shaders::registry[i].name == name) return shaders::registry[i].code;
+    throw Error("kiln has no built-in kernel named '" + std::string(name) + "'");
+}
+
+void check_same_context(const Array& a, const Array& b, const char* op) {
+    if (&a.state() != &b.state())
+        throw InvalidArgument(std::string(op) +
+                              ": the arrays belong to different contexts; copy one over with "
+                              "Array::from_host(ctx, other.to_host()) first");
+}
+
+void check_same_shape(const Array& a, const Array& b, const char* op, bool dtype_too) {
+    check_same_context(a, b, op);
+    if (a.shape() != b.shape())
+        throw InvalidArgument(std::string(op) + ": shapes " + a.shape().str() + " and " + b.shape().str() +
+                              " differ; the arrays must have the same shape (kiln does not broadcast)");
+    if (dtype_too && a.dtype() != b.dtype())
+        throw InvalidArgument(std::string(op) + ": dtypes " + std::string(dtype_name(a.dtype())) + " and " +
+                              std::string(dtype_name(b.dtype())) +
+                              " differ; cast one with kiln::cast(array, dtype) first");
+}
+
+Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::array<uint32_t, 3> default_local)
+    : ctx_(ctx) {
+    node_.spirv = builtin_spirv(kernel);
+    local_ = ctx.workgroup_size(kernel).value_or(default_local);
+    // A tuned size may be set under the family name ("binary") for all dtypes.
+    if (!ctx.workgroup_size(kernel)) {
+        auto us = kernel.find('_');
+        if (us != std::string::npos)
+            if (auto fam = ctx.workgroup_size(kernel.substr(0, us))) local_ = *fam;
+    }
+    node_.name = std::move(kernel);
+    node_.spec = {local_[0], local_[1], local_[2]};
+}
+
+Dispatcher& Dispatcher::bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access) {
+    if (&a.state() != &ctx_)
+        throw InvalidArgument(node_.name + ": an array from another context was passed; arrays must belong "
+                                           "to the context the operation runs on");
+    VkDeviceSize bytes = range ? range : a.nbytes() - offset;
+    if (bytes > ctx_.info().max_storage_buffer_range)
+        throw Unsupported(node_.name + ": an array of " + std::to_string(bytes) + " bytes exceeds the device's " +
+                          "maxStorageBufferRange of " + std::to_string(ctx_.info().max_storage_buffer_range) +
+                          " bytes and this operation cannot split it; use smaller arrays on '" +
+                          ctx_.info().name + "'");
+    node_.buffers.push_back({a.storage(), VK_NULL_HANDLE, offset, range, access});
+    return *this;
+}
+
+Dispatcher& Dispatcher::read(const Array& a, VkDeviceSize o, VkDeviceSize r) { return bind(a, o, r, detail::Access::read); }
+Dispatcher& Dispatcher::write(const Array& a, VkDeviceSize o, VkDeviceSize r) { return bind(a, o, r, detail::Access::write); }
+Dispatcher& Dispatcher::read_write(const Array& a, VkDeviceSize o, VkDeviceSize r) {
+    return bind(a, o, r, detail::Access::read_write);
+}
+
+Dispatcher& Dispatcher::spec(uint32_t value) {
+    node_.spec.push_back(value);
+    return *this;
+}
+
+Dispatcher& Dispatcher::groups(uint32_t x, uint32_t y, uint32_t z) {
+    const auto& m = ctx_.info().max_workgroup_count;
+    if (x == 0 || y == 0 || z == 0 || x > m[0] || y > m[1] || z > m[2])
+        throw Unsupported(node_.name + ": grid " + std::to_string(x) + "x" + std::to_string(y) + "x" +
+                          std::to_string(z) + " is outside the device's limits " + std::to_string(m[0]) + "x" +
+                          std::to_string(m[1]) + "x" + std::to_string(m[2]));
+    node_.groups = {x, y, z};
+    return *this;
+}
+
+Dispatcher& Dispatcher::cover(uint64_t nx, uint64_t ny, uint64_t nz) {
+    auto g = [](uint64_t n, uint32_t l) { return static_cast<uint32_t>(std::max<uint64_t>(1, (n + l - 1) / l)); };
+    return groups(g(nx, local_[0]), g(ny, local_[1]), g(nz, local_[2]));
+}
+
+Dispatcher& Dispatcher::stride_grid(uint64_t n) {
+    uint64_t per_group = uint64_t(local_[0]) * local_[1] * local_[2];
+    uint64_t g = std::max<uint64_t>(1, (n + per_group - 1) / per_group);
+    // Enough groups to fill any GPU; the kernel loops over the rest.
+    g = std::min<uint64_t>(g, std::min<uint64_t>(ctx_.info().max_workgroup_count[0], 65535));
+    node_.groups = {static_cast<uint32_t>(g), 1, 1};
+    return *this;
+}
+
+void Dispatcher::record() { ctx_.record(detail::Node{std::move(node_)}); }
+
+std::array<uint32_t, 2> scalar_bits(double v, DType t) {
+    std::array<uint32_t, 2> bits{0, 0};
+    auto to_int = [&](double lo, double hi) -> int64_t {
+        if (std::isnan(v)) return 0;
+        double tv = std::trunc(v);
+        return static_cast<int64_t>(std::clamp(tv, lo, hi));
+    };
+    switch (t) {
+    case DType::float32: {
+        float f = static_cast<float>(v);
+        std::memcpy(&bits[0], &f, 4);
+        break;
+    }
+    case DType::float64: std::memcpy(bits.data(), &v, 8); break;
+    case DType::int8: bits[0] = static_cast<uint32_t>(to_int(-128, 127)); break;
+    case DType::uint8: bits[0] = static_cast<uint32_t>(to_int(0, 255)); break;
+    case DType::int16: bits[0] = static_cast<uint32_t>(to_int(-32768, 32767)); break;
+    case DType::uint16: bits[0] = static_cast<uint32_t>(to_int(0, 65535)); break;
+    case DType::int32: bits[0] = static_cast<uint32_t>(to_int(-2147483648.0, 2147483647.0)); break;
+    case DType::uint32: bits[0] = static_cast<uint32_t>(to_int(0, 4294967295.0)); break;
+    }
+    return bits;
+}
+
+uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size) {
+    return ctx.info().max_storage_buffer_range / elem_size;
+}
+
+} // namespace kiln::ops

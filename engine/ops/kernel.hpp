@@ -1,0 +1,71 @@
+#pragma once
+// The C++ half of an op: look up a built-in kernel, declare its bindings,
+// push constants, specialization constants and grid, record it.
+#include <array>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "graph/context_state.hpp"
+#include "kiln/array.hpp"
+
+namespace kiln::ops {
+
+/// SPIR-V of a built-in kernel (embedded at build time); throws if unknown.
+std::span<const uint32_t> builtin_spirv(std::string_view name);
+
+/// The device-specific name suffix of a dtype variant: "binary" + float32 -> "binary_float32".
+inline std::string variant(std::string_view base, DType t) {
+    return std::string(base) + "_" + std::string(dtype_name(t));
+}
+
+/// Throws kiln::InvalidArgument unless a and b live in the same context.
+void check_same_context(const Array& a, const Array& b, const char* op);
+/// Throws unless shapes (and, when asked, dtypes) match.
+void check_same_shape(const Array& a, const Array& b, const char* op, bool dtype_too = true);
+
+/// Records one dispatch of a built-in kernel.
+class Dispatcher {
+public:
+    /// default_local: the kernel's workgroup size unless the context has a
+    /// tuned one for this kernel name.
+    Dispatcher(detail::ContextState& ctx, std::string kernel, std::array<uint32_t, 3> default_local);
+
+    Dispatcher& read(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
+    Dispatcher& write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
+    Dispatcher& read_write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
+    template <typename T> Dispatcher& push(const T& value) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        return push_raw(&value, sizeof(T));
+    }
+    Dispatcher& push_raw(const void* data, size_t bytes) {
+        node_.push.resize(bytes);
+        std::memcpy(node_.push.data(), data, bytes);
+        return *this;
+    }
+    /// Specialization constant 3, 4, ... in call order.
+    Dispatcher& spec(uint32_t value);
+    Dispatcher& groups(uint32_t x, uint32_t y = 1, uint32_t z = 1);
+    /// Enough workgroups to cover nx * ny * nz invocations.
+    Dispatcher& cover(uint64_t nx, uint64_t ny = 1, uint64_t nz = 1);
+    /// A grid-stride grid for n elements (capped to the device's limit).
+    Dispatcher& stride_grid(uint64_t n);
+    const std::array<uint32_t, 3>& local() const { return local_; }
+    void record();
+
+private:
+    Dispatcher& bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access);
+    detail::ContextState& ctx_;
+    detail::Dispatch node_;
+    std::array<uint32_t, 3> local_;
+};
+
+/// The 64 raw bits of a scalar converted to dtype t (as cast converts),
+/// for kernels that take a scalar of their element type.
+std::array<uint32_t, 2> scalar_bits(double v, DType t);
+
+/// Largest number of elements of `elem_size` one binding may cover on this device.
+uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size);
+
+} // namespace kiln::ops

@@ -1,0 +1,84 @@
+#pragma once
+// kiln's sub-allocator: device memory is taken from Vulkan in large blocks,
+// each bound to one VkBuffer, and handed out as aligned ranges of it. Freed
+// ranges are merged and reused; a block that empties is returned.
+#include <vulkan/vulkan.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kiln/device.hpp"
+
+namespace kiln::vk {
+
+class Device;
+
+enum class MemoryUsage {
+    device,   ///< arrays: device-local
+    staging,  ///< transfers: host-visible, coherent, cached where possible
+};
+
+struct Block;
+
+/// A range of a block. A default-constructed Allocation is empty.
+struct Allocation {
+    Block* block = nullptr;
+    VkDeviceSize offset = 0;
+    VkDeviceSize size = 0;
+
+    explicit operator bool() const { return block != nullptr; }
+    VkBuffer buffer() const;
+    /// Host address of the range, or nullptr if the memory is not host-visible.
+    std::byte* mapped() const;
+    bool host_coherent() const;
+    VkDeviceMemory memory() const;
+};
+
+struct Block {
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    std::byte* mapped = nullptr;
+    VkDeviceSize size = 0;
+    VkDeviceSize used = 0;
+    uint32_t type = 0;
+    uint32_t heap = 0;
+    bool coherent = false;
+    MemoryUsage usage = MemoryUsage::device;
+    std::map<VkDeviceSize, VkDeviceSize> free;  // offset -> size, merged
+};
+
+class Allocator {
+public:
+    Allocator(const Device& device, VkDeviceSize block_size);
+    ~Allocator();
+    Allocator(const Allocator&) = delete;
+    Allocator& operator=(const Allocator&) = delete;
+
+    /// An aligned range of at least `size` bytes; throws kiln::Error with the
+    /// size asked and the memory in use when the device is out of memory.
+    Allocation allocate(VkDeviceSize size, MemoryUsage usage);
+    void free(const Allocation& a);
+
+    MemoryStats stats() const;
+    VkDeviceSize alignment() const { return alignment_; }
+    /// Whether arrays live in host-visible memory (UMA devices, lavapipe).
+    bool device_memory_mappable() const;
+
+private:
+    Block* new_block(VkDeviceSize size, MemoryUsage usage);
+    void release_block(Block* b);
+    uint32_t pick_type(MemoryUsage usage) const;
+
+    const Device& device_;
+    VkDeviceSize block_size_;
+    VkDeviceSize alignment_;
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<Block>> blocks_;
+    std::vector<uint64_t> heap_in_use_, heap_peak_;
+    uint64_t peak_ = 0;
+    uint32_t allocations_ = 0;
+};
+
+} // namespace kiln::vk

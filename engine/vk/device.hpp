@@ -1,0 +1,63 @@
+#pragma once
+// VkDevice and its compute queue, owned or adopted, with the capability
+// summary kiln's ops check features against.
+#include <vulkan/vulkan.h>
+
+#include <string>
+
+#include "kiln/device.hpp"
+
+namespace kiln::vk {
+
+/// Capability summary of a physical device (index is its enumeration position).
+DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index);
+
+/// Index of the queue family kiln uses: compute without graphics if one
+/// exists, else any compute family. Throws if the device has no compute queue.
+uint32_t pick_compute_family(VkPhysicalDevice pd);
+
+/// Features and extensions in use on a device.
+struct Enabled {
+    bool float64 = false, int64 = false, int16 = false, int8 = false, float16 = false;
+    bool storage8 = false, storage16 = false;
+    bool push_descriptors = false, memory_budget = false, external_memory_host = false;
+};
+
+class Device {
+public:
+    /// Creates a logical device with every feature kiln can use that the device has.
+    Device(VkPhysicalDevice pd, uint32_t index);
+    /// Adopts an application's device and queue; destroys nothing of them.
+    Device(VkPhysicalDevice pd, uint32_t index, VkDevice device, VkQueue queue, uint32_t family,
+           const Enabled& enabled);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    VkPhysicalDevice physical() const { return physical_; }
+    VkDevice handle() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queue_family() const { return family_; }
+    const DeviceInfo& info() const { return info_; }
+    const Enabled& enabled() const { return enabled_; }
+    const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+    uint32_t timestamp_valid_bits() const { return timestamp_bits_; }
+
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn = nullptr;
+    PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties_fn = nullptr;
+
+private:
+    void load_functions();
+
+    VkPhysicalDevice physical_;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t family_ = 0;
+    uint32_t timestamp_bits_ = 0;
+    bool owned_ = false;
+    DeviceInfo info_;
+    Enabled enabled_;
+    VkPhysicalDeviceMemoryProperties memory_{};
+};
+
+} // namespace kiln::vk

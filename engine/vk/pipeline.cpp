@@ -1,0 +1,132 @@
+#include "vk/pipeline.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "vk/check.hpp"
+#include "vk/device.hpp"
+
+namespace kiln::vk {
+
+Pipelines::Pipelines(const Device& device, std::filesystem::path cache_file)
+    : device_(device), cache_file_(std::move(cache_file)) {
+    std::vector<char> data;
+    if (!cache_file_.empty()) {
+        std::ifstream in(cache_file_, std::ios::binary);
+        if (in) data.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    // The driver validates the header (vendor, device, UUID) and ignores a
+    // cache from another driver, so a stale file is harmless.
+    ci.initialDataSize = data.size();
+    ci.pInitialData = data.empty() ? nullptr : data.data();
+    if (vkCreatePipelineCache(device_.handle(), &ci, nullptr, &cache_) != VK_SUCCESS) {
+        ci.initialDataSize = 0;
+        ci.pInitialData = nullptr;
+        check(vkCreatePipelineCache(device_.handle(), &ci, nullptr, &cache_), "vkCreatePipelineCache");
+    }
+}
+
+Pipelines::~Pipelines() {
+    try {
+        save();
+    } catch (...) {
+        // A cache that cannot be written only costs compile time next run.
+    }
+    VkDevice dev = device_.handle();
+    for (auto& [k, p] : pipelines_) vkDestroyPipeline(dev, p.pipeline, nullptr);
+    for (auto& [k, l] : layouts_) {
+        vkDestroyPipelineLayout(dev, l.pipeline, nullptr);
+        vkDestroyDescriptorSetLayout(dev, l.set, nullptr);
+    }
+    for (auto& [k, m] : modules_) vkDestroyShaderModule(dev, m, nullptr);
+    vkDestroyPipelineCache(dev, cache_, nullptr);
+}
+
+void Pipelines::save() {
+    if (cache_file_.empty() || pipelines_.empty()) return;
+    size_t n = 0;
+    check(vkGetPipelineCacheData(device_.handle(), cache_, &n, nullptr), "vkGetPipelineCacheData");
+    std::vector<char> data(n);
+    check(vkGetPipelineCacheData(device_.handle(), cache_, &n, data.data()), "vkGetPipelineCacheData");
+    std::filesystem::create_directories(cache_file_.parent_path());
+    auto tmp = cache_file_;
+    tmp += ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out.write(data.data(), static_cast<std::streamsize>(n));
+        if (!out) throw IoError("could not write pipeline cache " + tmp.string());
+    }
+    std::filesystem::rename(tmp, cache_file_);
+}
+
+const Pipelines::Layout& Pipelines::layout(uint32_t bindings, uint32_t push_size) {
+    auto key = std::make_pair(bindings, push_size);
+    auto it = layouts_.find(key);
+    if (it != layouts_.end()) return it->second;
+    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+    for (uint32_t i = 0; i < bindings; ++i)
+        b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo sci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    if (device_.enabled().push_descriptors)
+        sci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    sci.bindingCount = bindings;
+    sci.pBindings = b.data();
+    Layout l;
+    check(vkCreateDescriptorSetLayout(device_.handle(), &sci, nullptr, &l.set), "vkCreateDescriptorSetLayout");
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+    VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pci.setLayoutCount = 1;
+    pci.pSetLayouts = &l.set;
+    pci.pushConstantRangeCount = push_size ? 1 : 0;
+    pci.pPushConstantRanges = &range;
+    VkResult r = vkCreatePipelineLayout(device_.handle(), &pci, nullptr, &l.pipeline);
+    if (r != VK_SUCCESS) {
+        vkDestroyDescriptorSetLayout(device_.handle(), l.set, nullptr);
+        check(r, "vkCreatePipelineLayout");
+    }
+    return layouts_.emplace(key, l).first->second;
+}
+
+const Pipeline& Pipelines::get(const PipelineKey& key) {
+    std::lock_guard lock(mutex_);
+    auto id = std::make_pair(key.name, key.spec);
+    auto it = pipelines_.find(id);
+    if (it != pipelines_.end()) return it->second;
+
+    VkDevice dev = device_.handle();
+    VkShaderModule& module = modules_[key.name];
+    if (!module) {
+        VkShaderModuleCreateInfo mci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        mci.codeSize = key.spirv.size_bytes();
+        mci.pCode = key.spirv.data();
+        VkResult r = vkCreateShaderModule(dev, &mci, nullptr, &module);
+        if (r != VK_SUCCESS) {
+            modules_.erase(key.name);
+            check(r, ("vkCreateShaderModule for kernel " + key.name).c_str());
+        }
+    }
+    const Layout& l = layout(key.bindings, key.push_size);
+
+    std::vector<VkSpecializationMapEntry> entries(key.spec.size());
+    for (uint32_t i = 0; i < key.spec.size(); ++i)
+        entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(),
+                              key.spec.size() * sizeof(uint32_t), key.spec.data()};
+    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = module;
+    ci.stage.pName = key.entry.c_str();
+    ci.stage.pSpecializationInfo = key.spec.empty() ? nullptr : &spec;
+    ci.layout = l.pipeline;
+    Pipeline p;
+    check(vkCreateComputePipelines(dev, cache_, 1, &ci, nullptr, &p.pipeline),
+          ("vkCreateComputePipelines for kernel " + key.name).c_str());
+    p.layout = l.pipeline;
+    p.set_layout = l.set;
+    p.bindings = key.bindings;
+    return pipelines_.emplace(id, p).first->second;
+}
+
+} // namespace kiln::vk

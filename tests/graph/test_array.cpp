@@ -1,0 +1,106 @@
+#include "graph/context_state.hpp"
+#include "support.hpp"
+
+using namespace kiln;
+
+TEST_CASE("push and pull round-trip every dtype and odd shapes", "[array]") {
+    Context ctx = test::context();
+    for (DType t : all_dtypes) {
+        for (Shape s : {Shape{13}, Shape{127, 129}, Shape{3, 5, 7}}) {
+            HostArray h = test::random(s, t, 17);
+            Array a = Array::from_host(ctx, h);
+            CHECK(a.shape() == s);
+            CHECK(a.dtype() == t);
+            test::require_close(a.to_host(), h, 0, 0);
+        }
+    }
+}
+
+TEST_CASE("bad shapes, sizes and handles give clear errors", "[array]") {
+    Context ctx = test::context();
+    CHECK_THROWS_WITH(Shape({0, 3}), Catch::Contains("zero extent"));
+    CHECK_THROWS_WITH(Shape({1, 2, 3, 4}), Catch::Contains("1, 2 or 3"));
+    CHECK_THROWS_WITH(Array::empty(ctx, Shape{}), Catch::Contains("empty"));
+    Array a = Array::zeros(ctx, Shape{4, 5});
+    std::vector<float> small(3);
+    CHECK_THROWS_WITH(a.pull(small.data(), small.size() * 4), Catch::Contains("needs exactly 80"));
+    CHECK_THROWS_WITH(a.push(small.data(), 12), Catch::Contains("needs exactly 80"));
+    std::vector<int32_t> ints(20);
+    CHECK_THROWS_WITH(a.pull(std::span<int32_t>(ints)), Catch::Contains("float32") && Catch::Contains("int32"));
+    Array null;
+    CHECK_THROWS_WITH(null.to_host(), Catch::Contains("null Array"));
+    CHECK_THROWS_WITH(a.reshape(Shape{3, 7}), Catch::Contains("cannot reshape"));
+    CHECK_THROWS_WITH(parse_dtype("complex64"), Catch::Contains("accepted: float32"));
+    // The context still works.
+    CHECK(a.to_vector<float>() == std::vector<float>(20, 0.0f));
+}
+
+TEST_CASE("zeros, full and reshape", "[array]") {
+    Context ctx = test::context();
+    CHECK(Array::full(ctx, Shape{2, 3}, 2.5).to_vector<float>() == std::vector<float>(6, 2.5f));
+    CHECK(Array::full(ctx, Shape{5}, 300, DType::uint8).to_vector<uint8_t>() == std::vector<uint8_t>(5, 255));
+    CHECK(Array::full(ctx, Shape{5}, -7.9, DType::int16).to_vector<int16_t>() == std::vector<int16_t>(5, -7));
+    Array z = Array::zeros(ctx, Shape{2, 3, 4}, DType::int32);
+    Array r = z.reshape(Shape{24});
+    CHECK(r.shape() == Shape{24});
+    CHECK(r.to_vector<int32_t>() == std::vector<int32_t>(24, 0));
+}
+
+TEST_CASE("memory is sub-allocated in blocks, reused and returned", "[array][memory]") {
+    ContextOptions o;
+    o.block_size = 4 << 20;
+    Context ctx = test::context(o);
+    auto before = ctx.memory_stats();
+    {
+        std::vector<Array> arrays;
+        for (int i = 0; i < 64; ++i) arrays.push_back(Array::zeros(ctx, Shape{1000 + size_t(i)}));
+        ctx.sync();
+        auto during = ctx.memory_stats();
+        CHECK(during.in_use >= before.in_use + 64 * 4000);
+        CHECK(during.blocks <= before.blocks + 1);  // 64 arrays, not 64 allocations from Vulkan
+        Array big = Array::zeros(ctx, Shape{3 << 20});  // larger than half a block: its own block
+        ctx.sync();
+        CHECK(ctx.memory_stats().blocks >= during.blocks + 1);
+        CHECK(ctx.memory_stats().peak >= during.in_use + (12 << 20));
+    }
+    ctx.sync();
+    auto after = ctx.memory_stats();
+    CHECK(after.in_use == before.in_use);
+    CHECK(after.blocks <= before.blocks + 1);  // one spare block is kept per usage
+    CHECK(ctx.memory_stats().str().find("in use") != std::string::npos);
+}
+
+TEST_CASE("a transfer larger than the staging ring goes through in chunks", "[array]") {
+    ContextOptions o;
+    o.staging_size = 1 << 20;
+    o.import_threshold = ~0ull;  // force the staging path
+    Context ctx = test::context(o);
+    HostArray h = test::random(Shape{3, 333, 1031}, DType::float32, 5);
+    Array a = Array::from_host(ctx, h);
+    Array b = add(a, 1.0);
+    HostArray got = b.to_host();
+    auto g = got.as<float>();
+    auto w = h.as<float>();
+    for (size_t i = 0; i < g.size(); ++i) REQUIRE(g[i] == w[i] + 1.0f);
+}
+
+TEST_CASE("pushing into an array in use keeps program order", "[array]") {
+    Context ctx = test::context();
+    std::vector<float> one(1031, 1.0f), two(1031, 2.0f);
+    Array a = Array::from(ctx, Shape{1031}, one);
+    Array b = add(a, a);  // pending, reads a
+    a.push(std::span<const float>(two));
+    Array c = add(a, a);
+    CHECK(b.to_vector<float>() == std::vector<float>(1031, 2.0f));
+    CHECK(c.to_vector<float>() == std::vector<float>(1031, 4.0f));
+}
+
+TEST_CASE("float64 is available where the device has it, else a clear error", "[array]") {
+    Context ctx = test::context();
+    if (ctx.device().float64) {
+        Array a = Array::full(ctx, Shape{7}, 1.0 / 3.0, DType::float64);
+        CHECK(a.to_vector<double>() == std::vector<double>(7, 1.0 / 3.0));
+    } else {
+        CHECK_THROWS_WITH(Array::zeros(ctx, Shape{7}, DType::float64), Catch::Contains("shaderFloat64"));
+    }
+}
