@@ -318,15 +318,25 @@ void ContextState::place(Storage& s) {
     s.coherent = s.alloc.host_coherent();
 }
 
-Slice ContextState::staging(VkDeviceSize size) {
-    Slice s = staging_->allocate(size, next_serial_);
-    if (s) return s;
-    sync();
-    s = staging_->allocate(size, next_serial_);
-    if (!s)
+Slice ContextState::staging(VkDeviceSize size, bool hold) {
+    if (size > staging_->capacity())
         throw InvalidArgument("staging request of " + std::to_string(size) + " bytes exceeds the ring of " +
                               std::to_string(staging_->capacity()) + " bytes");
+    const uint64_t serial = hold ? StagingRing::held : next_serial_;
+    Slice s = staging_->allocate(size, serial);
+    while (!s) {
+        flush();
+        if (in_flight_.empty())
+            throw Error("the staging ring is full of held slices; release them before asking for more");
+        wait(in_flight_.front().serial);
+        s = staging_->allocate(size, serial);
+    }
     return s;
+}
+
+void ContextState::release_staging(const Slice& s) {
+    staging_->done(s);
+    staging_->release(completed_);
 }
 
 std::unique_ptr<RecordedGraph> ContextState::record_graph(GraphIR graph) {

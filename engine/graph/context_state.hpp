@@ -79,8 +79,11 @@ public:
     void retire(const vk::Allocation& a, uint64_t serial);
     /// Gives a storage persistent memory now.
     void place(Storage& s);
-    /// A staging slice for the pending graph; flushes and waits when the ring is full.
-    Slice staging(VkDeviceSize size);
+    /// A staging slice for the pending graph; when the ring is full, submits
+    /// pending work and waits for the oldest submissions until it fits.
+    /// A held slice stays reserved until release_staging().
+    Slice staging(VkDeviceSize size, bool hold = false);
+    void release_staging(const Slice& s);
     VkDeviceSize staging_capacity() const { return staging_->capacity(); }
 
     /// Compiles and records a captured graph for repeated submission.

@@ -37,6 +37,41 @@ void device_barrier(VkCommandBuffer cmd) {
                    VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
+// Stages a node runs in: compute for dispatches, copy for transfers.
+VkPipelineStageFlags2 stage_of(const Node& n) {
+    return std::holds_alternative<Dispatch>(n.op) ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+                                                  : VK_PIPELINE_STAGE_2_COPY_BIT;
+}
+
+// One barrier between two levels, scoped to the stages on either side: a
+// compute-to-compute barrier is cheaper on some GPUs than ALL_COMMANDS.
+// Consecutive barriers chain (each one's first scope holds the previous
+// one's second), so dependencies across several levels hold too.
+void level_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src, VkPipelineStageFlags2 dst) {
+    auto writes = [](VkPipelineStageFlags2 s) {
+        VkAccessFlags2 a = 0;
+        if (s & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT) a |= VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+        if (s & VK_PIPELINE_STAGE_2_COPY_BIT) a |= VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        return a;
+    };
+    auto reads = [](VkPipelineStageFlags2 s) {
+        VkAccessFlags2 a = 0;
+        if (s & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+            a |= VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+        if (s & VK_PIPELINE_STAGE_2_COPY_BIT) a |= VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        return a;
+    };
+    VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    mb.srcStageMask = src;
+    mb.srcAccessMask = writes(src);
+    mb.dstStageMask = dst;
+    mb.dstAccessMask = reads(dst);
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &mb;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
 } // namespace
 
 void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan) {
@@ -71,12 +106,19 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
     // Work of earlier submissions on the same memory comes first.
     device_barrier(cmd);
 
+    // Stages of each level, for scoped barriers between levels.
+    std::vector<VkPipelineStageFlags2> level_stages(plan.levels, 0);
+    for (uint32_t i : plan.order) level_stages[plan.level[i]] |= stage_of(g.nodes[i]);
+
     VkPipeline bound = VK_NULL_HANDLE;
     std::vector<VkDescriptorBufferInfo> infos;
     std::vector<VkWriteDescriptorSet> writes;
     for (size_t pos = 0; pos < plan.order.size(); ++pos) {
         const Node& node = g.nodes[plan.order[pos]];
-        if (plan.barrier_before[pos]) device_barrier(cmd);
+        if (plan.barrier_before[pos]) {
+            uint32_t l = plan.level[plan.order[pos]];
+            level_barrier(cmd, level_stages[l - 1], level_stages[l]);
+        }
         if (plan.time_nodes)
             vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
                                  2 + 2 * static_cast<uint32_t>(pos));

@@ -37,6 +37,11 @@ Slice StagingRing::allocate(VkDeviceSize size, uint64_t serial) {
     return {alloc_.buffer(), alloc_.offset + begin, size, alloc_.mapped() + begin};
 }
 
+void StagingRing::done(const Slice& s) {
+    for (auto& r : regions_)
+        if (alloc_.offset + r.begin == s.offset) r.serial = 0;
+}
+
 void StagingRing::release(uint64_t completed) {
     while (!regions_.empty() && regions_.front().serial <= completed) regions_.pop_front();
 }

@@ -27,6 +27,10 @@ public:
     Slice allocate(VkDeviceSize size, uint64_t serial);
     /// Returns the slices of submissions up to `completed`.
     void release(uint64_t completed);
+    /// A slice allocated with serial `held` stays until done() is called
+    /// (pulls read it after its submission has finished).
+    static constexpr uint64_t held = ~0ull;
+    void done(const Slice& s);
     VkDeviceSize capacity() const { return alloc_.size; }
     bool idle() const { return regions_.empty(); }
 

@@ -1,6 +1,9 @@
 #include "graph/transfer.hpp"
 
 #include <cstring>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "graph/context_state.hpp"
 #include "vk/host_import.hpp"
@@ -39,6 +42,27 @@ void flush_range(ContextState& ctx, const Storage& s, size_t bytes, bool invalid
         vkFlushMappedMemoryRanges(ctx.device().handle(), 1, &r);
 }
 
+// Copies with several threads: one core's memcpy into mapped memory runs
+// at about 9 GB/s on the H200's host, a fraction of the DMA's 51 GB/s.
+void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
+    const size_t min_part = 4 << 20;
+    unsigned threads = std::min<unsigned>(8, std::max(1u, std::thread::hardware_concurrency() / 2));
+    threads = static_cast<unsigned>(std::min<size_t>(threads, n / min_part));
+    if (threads <= 1) {
+        std::memcpy(dst, src, n);
+        return;
+    }
+    size_t part = (n + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) {
+        size_t off = t * part;
+        if (off >= n) break;
+        pool.emplace_back([=] { std::memcpy(dst + off, src + off, std::min(part, n - off)); });
+    }
+    std::memcpy(dst, src, std::min(part, n));
+    for (auto& th : pool) th.join();
+}
+
 } // namespace
 
 void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* src, size_t bytes) {
@@ -47,10 +71,17 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
     if (!s->placed()) ctx.place(*s);
     // Host-visible memory not used by pending work: write it in place,
     // after whatever submitted work still uses it.
-    if (s->mapped && s->alloc && s->last_serial < ctx.pending_serial()) {
+    if (s->mapped && s->alloc && ctx.options().direct_host_access && s->last_serial < ctx.pending_serial()) {
         ctx.wait(s->last_serial);
         std::memcpy(s->mapped, src, bytes);
         flush_range(ctx, *s, bytes, false);
+        return;
+    }
+    VkBuffer pinned;
+    VkDeviceSize pinned_offset;
+    if (ctx.allocator().find_host(src, bytes, pinned, pinned_offset)) {
+        ctx.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
+        ctx.sync();  // the caller may reuse its buffer once push returns
         return;
     }
     if (auto imp = try_import(ctx, src, bytes)) {
@@ -58,13 +89,16 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
         ctx.sync();  // the import must outlive the copy
         return;
     }
+    // Chunks through the ring; a large push submits each chunk at once so
+    // the DMA of one overlaps the host copy of the next.
     const auto* p = static_cast<const std::byte*>(src);
-    const size_t chunk = ctx.staging_capacity() / 2;
+    const size_t chunk = ctx.staging_capacity() / 4;
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t n = std::min(chunk, bytes - off);
         Slice slice = ctx.staging(n);
-        std::memcpy(slice.mapped, p + off, n);
+        parallel_copy(slice.mapped, p + off, n);
         ctx.record(copy_node("push", BufferRef{nullptr, slice.buffer, slice.offset, n}, BufferRef{s, VK_NULL_HANDLE, off, n}, n));
+        if (bytes > chunk) ctx.flush();
     }
 }
 
@@ -74,9 +108,16 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
     if (!s->placed()) ctx.place(*s);  // never written: its contents are undefined, as numpy.empty's
     if (s->last_serial >= ctx.pending_serial()) ctx.flush();
     ctx.wait(s->last_serial);
-    if (s->mapped && s->alloc) {
+    if (s->mapped && s->alloc && ctx.options().direct_host_access) {
         flush_range(ctx, *s, bytes, true);
         std::memcpy(dst, s->mapped, bytes);
+        return;
+    }
+    VkBuffer pinned;
+    VkDeviceSize pinned_offset;
+    if (ctx.allocator().find_host(dst, bytes, pinned, pinned_offset)) {
+        ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
+        ctx.sync();
         return;
     }
     if (auto imp = try_import(ctx, dst, bytes)) {
@@ -84,15 +125,30 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
         ctx.sync();
         return;
     }
+    // Chunks through the ring, two in flight: the host copies one out while
+    // the DMA fills the next. Slices are held until copied out.
     auto* p = static_cast<std::byte*>(dst);
-    const size_t chunk = ctx.staging_capacity() / 2;
+    const size_t chunk = ctx.staging_capacity() / 4;
+    struct Out {
+        Slice slice;
+        size_t off, n;
+        uint64_t serial;
+    };
+    std::optional<Out> prev;
+    auto drain = [&](const Out& o) {
+        ctx.wait(o.serial);
+        parallel_copy(p + o.off, o.slice.mapped, o.n);
+        ctx.release_staging(o.slice);
+    };
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t n = std::min(chunk, bytes - off);
-        Slice slice = ctx.staging(n);
+        Slice slice = ctx.staging(n, true);
         ctx.record(copy_node("pull", BufferRef{s, VK_NULL_HANDLE, off, n}, BufferRef{nullptr, slice.buffer, slice.offset, n}, n));
-        ctx.sync();
-        std::memcpy(p + off, slice.mapped, n);
+        Out o{slice, off, n, ctx.flush()};
+        if (prev) drain(*prev);
+        prev = o;
     }
+    if (prev) drain(*prev);
 }
 
 } // namespace kiln::detail

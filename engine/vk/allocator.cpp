@@ -193,6 +193,20 @@ void Allocator::release_block(Block* b) {
     blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(), [&](auto& p) { return p.get() == b; }));
 }
 
+bool Allocator::find_host(const void* p, size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) const {
+    std::lock_guard lock(mutex_);
+    auto* b = static_cast<const std::byte*>(p);
+    for (auto& blk : blocks_) {
+        if (blk->usage != MemoryUsage::host || !blk->mapped) continue;
+        if (b >= blk->mapped && b + bytes <= blk->mapped + blk->size) {
+            buffer = blk->buffer;
+            offset = static_cast<VkDeviceSize>(b - blk->mapped);
+            return true;
+        }
+    }
+    return false;
+}
+
 MemoryStats Allocator::stats() const {
     std::lock_guard lock(mutex_);
     MemoryStats s;

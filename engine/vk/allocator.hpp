@@ -18,6 +18,7 @@ class Device;
 enum class MemoryUsage {
     device,   ///< arrays: device-local
     staging,  ///< transfers: host-visible, coherent, cached where possible
+    host,     ///< pinned host memory handed to the application (PinnedBuffer)
 };
 
 struct Block;
@@ -62,6 +63,9 @@ public:
     void free(const Allocation& a);
 
     MemoryStats stats() const;
+    /// The pinned-host allocation range holding [p, p + bytes), if any:
+    /// transfers from such memory need no host copy.
+    bool find_host(const void* p, size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) const;
     VkDeviceSize alignment() const { return alignment_; }
     /// Whether arrays live in host-visible memory (UMA devices, lavapipe).
     bool device_memory_mappable() const;

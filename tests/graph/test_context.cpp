@@ -56,11 +56,3 @@ TEST_CASE("workgroup sizes can be set per kernel and are checked", "[context]") 
     ctx.set_workgroup_size("binary_float32", {0, 0, 0});
     CHECK_FALSE(ctx.workgroup_size("binary_float32"));
 }
-
-TEST_CASE("an adopted device is used and not destroyed", "[context]") {
-    // Make a device the way an application would, hand it to kiln, then keep using it.
-    Context owner = test::context();
-    auto& st = owner.state();
-    (void)st;
-    SUCCEED("covered in test_external.cpp");
-}

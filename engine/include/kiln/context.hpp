@@ -52,6 +52,9 @@ struct ContextOptions {
     /// Transfers at least this large import the caller's memory directly
     /// (VK_EXT_external_memory_host) instead of copying through staging.
     uint64_t import_threshold = 4ull << 20;
+    /// Where arrays live in host-visible memory (lavapipe, integrated GPUs),
+    /// push and pull copy in place. Off: always through staging or import.
+    bool direct_host_access = true;
     /// Called with every validation message (besides counting it); may be empty.
     std::function<void(const std::string&)> on_validation_message;
 };

@@ -8,5 +8,6 @@
 #include "kiln/error.hpp"
 #include "kiln/graph.hpp"
 #include "kiln/host_array.hpp"
+#include "kiln/pinned.hpp"
 #include "kiln/profile.hpp"
 #include "kiln/shape.hpp"

@@ -1,0 +1,41 @@
+#pragma once
+// kiln's benchmark: workloads register themselves by family; main runs the
+// selected ones, prints a table and writes JSON.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/kiln.hpp"
+
+namespace kiln::bench {
+
+/// Sizes: `full` is the reference workload (REFERENCE.md), `small` a quick
+/// run for lavapipe that only checks the benchmark still works.
+enum class Size { small, full };
+
+struct Result {
+    std::string id;           ///< W1..W16, or a name for kiln's own figures
+    std::string name;
+    double gpu_ms = 0, gpu_min = 0, gpu_max = 0;  ///< timestamps, median of repeats
+    double wall_ms = 0;                            ///< host time including submission
+    std::map<std::string, double> metrics;         ///< GB/s, us per node, ...
+    bool checked = false;                          ///< output compared with the CPU
+    bool ok = true;
+    std::string note;
+};
+
+struct Workload {
+    std::string id, name, family;
+    std::function<Result(Context&, Size, int repeats)> run;
+};
+
+std::vector<Workload>& registry();
+struct Register {
+    Register(Workload w) { registry().push_back(std::move(w)); }
+};
+
+/// Fills gpu/wall statistics of r from a benchmark result.
+void take_times(Result& r, const BenchmarkResult& b);
+
+} // namespace kiln::bench

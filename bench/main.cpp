@@ -1,0 +1,142 @@
+// kiln-bench: runs the registered workloads, prints a table, writes JSON.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "bench.hpp"
+
+namespace kiln::bench {
+
+std::vector<Workload>& registry() {
+    static std::vector<Workload> r;
+    return r;
+}
+
+void take_times(Result& r, const BenchmarkResult& b) {
+    r.gpu_ms = b.gpu_median();
+    r.gpu_min = b.gpu_min();
+    r.gpu_max = b.gpu_max();
+    r.wall_ms = b.cpu_median();
+}
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\';
+        if (c == '\n') {
+            o += "\\n";
+            continue;
+        }
+        o += c;
+    }
+    return o;
+}
+
+std::string today() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+    return buf;
+}
+
+} // namespace
+
+} // namespace kiln::bench
+
+int main(int argc, char** argv) {
+    using namespace kiln;
+    using namespace kiln::bench;
+    CLI::App app{"kiln-bench: GPU times (timestamp queries, median of repeats) of kiln's workloads"};
+    std::string size_name = "full", json_path, filter, device;
+    int repeats = 20;
+    bool list = false;
+    app.add_option("--size", size_name, "full (REFERENCE.md sizes) or small (quick check, e.g. on lavapipe)")
+        ->check(CLI::IsMember({"full", "small"}))
+        ->capture_default_str();
+    app.add_option("--repeat", repeats, "Timed repetitions per workload (after warm-up)")->capture_default_str();
+    app.add_option("--json", json_path, "Write the results as JSON to this file");
+    app.add_option("--filter", filter, "Run only workloads whose id, name or family contains this text");
+    app.add_option("--device", device, "Device index or part of its name");
+    app.add_flag("--list", list, "List the workloads and exit");
+    CLI11_PARSE(app, argc, argv);
+
+    if (list) {
+        for (auto& w : registry()) std::cout << w.id << "\t" << w.family << "\t" << w.name << "\n";
+        return 0;
+    }
+    try {
+        ContextOptions o;
+        o.timing = Timing::submission;  // per-node timestamps would add to what is measured
+        if (!device.empty()) {
+            if (device.find_first_not_of("0123456789") == std::string::npos) o.device_index = std::stoul(device);
+            else o.device_name = device;
+        }
+        Context ctx(o);
+        Size size = size_name == "small" ? Size::small : Size::full;
+        std::vector<Result> results;
+        std::printf("kiln-bench on %s (%s), size %s, %d repeats\n", ctx.device().name.c_str(),
+                    ctx.device().driver.c_str(), size_name.c_str(), repeats);
+        std::printf("%-6s %-44s %10s %10s %10s %10s  %s\n", "id", "workload", "GPU ms", "min", "max", "wall ms",
+                    "metrics");
+        bool all_ok = true;
+        for (auto& w : registry()) {
+            if (!filter.empty() && w.id.find(filter) == std::string::npos &&
+                w.name.find(filter) == std::string::npos && w.family.find(filter) == std::string::npos)
+                continue;
+            Result r;
+            try {
+                r = w.run(ctx, size, repeats);
+            } catch (const std::exception& e) {
+                r.ok = false;
+                r.note = e.what();
+            }
+            r.id = w.id;
+            r.name = w.name;
+            all_ok = all_ok && r.ok;
+            std::string m;
+            for (auto& [k, v] : r.metrics) {
+                char b[64];
+                std::snprintf(b, sizeof b, "%s=%.4g ", k.c_str(), v);
+                m += b;
+            }
+            if (r.checked) m += "check=ok ";
+            if (!r.ok) m += "FAILED: " + r.note;
+            std::printf("%-6s %-44s %10.4f %10.4f %10.4f %10.4f  %s\n", r.id.c_str(), r.name.c_str(), r.gpu_ms,
+                        r.gpu_min, r.gpu_max, r.wall_ms, m.c_str());
+            std::fflush(stdout);
+            results.push_back(r);
+        }
+        if (!json_path.empty()) {
+            std::ofstream out(json_path);
+            out << "{\n  \"date\": \"" << today() << "\",\n  \"device\": \"" << json_escape(ctx.device().name)
+                << "\",\n  \"driver\": \"" << json_escape(ctx.device().driver) << "\",\n  \"vulkan\": \""
+                << ctx.device().api_version << "\",\n  \"kiln\": \"" << KILN_VERSION << "\",\n  \"size\": \""
+                << size_name << "\",\n  \"repeats\": " << repeats << ",\n  \"results\": [\n";
+            for (size_t i = 0; i < results.size(); ++i) {
+                auto& r = results[i];
+                out << "    {\"id\": \"" << r.id << "\", \"name\": \"" << json_escape(r.name) << "\", \"gpu_ms\": "
+                    << r.gpu_ms << ", \"gpu_min_ms\": " << r.gpu_min << ", \"gpu_max_ms\": " << r.gpu_max
+                    << ", \"wall_ms\": " << r.wall_ms << ", \"checked\": " << (r.checked ? "true" : "false")
+                    << ", \"ok\": " << (r.ok ? "true" : "false") << ", \"note\": \"" << json_escape(r.note)
+                    << "\", \"metrics\": {";
+                bool first = true;
+                for (auto& [k, v] : r.metrics) {
+                    out << (first ? "" : ", ") << "\"" << k << "\": " << v;
+                    first = false;
+                }
+                out << "}}" << (i + 1 < results.size() ? "," : "") << "\n";
+            }
+            out << "  ]\n}\n";
+        }
+        return all_ok ? 0 : 1;
+    } catch (const kiln::Error& e) {
+        std::cerr << "kiln-bench: error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,56 @@
+#include "io/array_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "io/fits.hpp"
+#include "io/npy.hpp"
+#include "io/png.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::io {
+
+namespace {
+
+enum class Format { npy, fits, png, unknown };
+
+Format format_of(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext == ".npy") return Format::npy;
+    if (ext == ".fits" || ext == ".fit" || ext == ".fts") return Format::fits;
+    if (ext == ".png") return Format::png;
+    return Format::unknown;
+}
+
+[[noreturn]] void unknown(const std::string& path) {
+    throw IoError("'" + path + "': unknown file type; kiln reads and writes .npy, .fits (.fit, .fts) and .png");
+}
+
+} // namespace
+
+bool known_array_extension(const std::string& path) { return format_of(path) != Format::unknown; }
+
+HostArray read_array(const std::string& path) {
+    switch (format_of(path)) {
+    case Format::npy: return read_npy(path);
+    case Format::fits: return read_fits(path);
+    case Format::png: return read_png(path);
+    default: unknown(path);
+    }
+}
+
+void write_array(const std::string& path, const HostArray& array) {
+    switch (format_of(path)) {
+    case Format::npy: write_npy(path, array); return;
+    case Format::fits: write_fits(path, array); return;
+    case Format::png:
+        if (array.shape.ndim() != 2)
+            throw IoError("'" + path + "': PNG output needs a 2-D array, this one has shape " + array.shape.str());
+        write_png_gray(path, array, Stretch::linear);
+        return;
+    default: unknown(path);
+    }
+}
+
+} // namespace kiln::io

@@ -1,0 +1,53 @@
+#include "cli.hpp"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "io/array_file.hpp"
+
+namespace kiln::cli {
+
+Context& Globals::context() {
+    if (!ctx) {
+        ContextOptions o;
+        if (!device.empty()) {
+            if (device.find_first_not_of("0123456789") == std::string::npos)
+                o.device_index = static_cast<uint32_t>(std::stoul(device));
+            else
+                o.device_name = device;
+        }
+        ctx.emplace(o);
+    }
+    return *ctx;
+}
+
+void Globals::report() {
+    if (!ctx) return;
+    ctx->sync();
+    if (profile) std::cerr << ctx->profile().table();
+    if (!trace.empty()) ctx->profile().write_chrome_trace(trace);
+}
+
+Array load(Globals& g, const std::string& path) { return Array::from_host(g.context(), io::read_array(path)); }
+
+void save(const Array& a, const std::string& path) { io::write_array(path, a.to_host()); }
+
+bool Operand::is_number() const {
+    char* end = nullptr;
+    std::strtod(text.c_str(), &end);
+    return !text.empty() && end && *end == '\0';
+}
+
+double Operand::number() const { return std::strtod(text.c_str(), nullptr); }
+
+CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
+                      std::function<void()> action) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    sub->callback([&g, action] {
+        action();
+        g.report();
+    });
+    return sub;
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Shared pieces of the `kiln` command-line tool. Each family of operations
+// registers its subcommands in its own file (commands_<family>.cpp).
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "kiln/kiln.hpp"
+
+namespace kiln::cli {
+
+/// Options every subcommand shares.
+struct Globals {
+    std::string device;       ///< index or name substring
+    bool profile = false;     ///< print the per-kernel GPU table
+    std::string trace;        ///< Chrome trace output
+    bool json = false;        ///< scalars and tables as JSON
+    std::optional<Context> ctx;
+
+    /// The context, created on first use with the chosen device.
+    Context& context();
+    /// After an operation: profile table and trace when asked.
+    void report();
+};
+
+/// An array read from a file (.npy, .fits, .png).
+Array load(Globals& g, const std::string& path);
+/// Pulls an array and writes it (format from the extension).
+void save(const Array& a, const std::string& path);
+/// An operand that is a file or a number ("2.5").
+struct Operand {
+    std::string text;
+    bool is_number() const;
+    double number() const;
+};
+
+/// Adds a subcommand whose action runs inside the error handling of main.
+CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
+                      std::function<void()> action);
+
+void register_elementwise(CLI::App& app, Globals& g);
+
+} // namespace kiln::cli
