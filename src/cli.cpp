@@ -28,6 +28,11 @@ void Globals::report() {
     if (!trace.empty()) ctx->profile().write_chrome_trace(trace);
 }
 
+std::vector<Registrar>& command_families() {
+    static std::vector<Registrar> families;
+    return families;
+}
+
 Array load(Globals& g, const std::string& path) { return Array::from_host(g.context(), io::read_array(path)); }
 
 void save(const Array& a, const std::string& path) { io::write_array(path, a.to_host()); }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/kiln.hpp"
 
@@ -40,6 +41,12 @@ struct Operand {
 CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
                       std::function<void()> action);
 
-void register_elementwise(CLI::App& app, Globals& g);
+/// Each commands_<family>.cpp registers its subcommands with a static
+/// CommandFamily, so families are added without touching main.cpp.
+using Registrar = std::function<void(CLI::App&, Globals&)>;
+std::vector<Registrar>& command_families();
+struct CommandFamily {
+    explicit CommandFamily(Registrar r) { command_families().push_back(std::move(r)); }
+};
 
 } // namespace kiln::cli

@@ -43,6 +43,9 @@ void compare_command(CLI::App& app, Globals& g, const std::string& name, Compare
 
 } // namespace
 
+void register_elementwise(CLI::App& app, Globals& g);
+const CommandFamily elementwise_family(register_elementwise);
+
 void register_elementwise(CLI::App& app, Globals& g) {
     binary_command(app, g, "add", BinaryOp::add);
     binary_command(app, g, "subtract", BinaryOp::subtract);

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         if (devices.empty()) std::cout << "no Vulkan device found\n";
         for (auto& d : devices) std::cout << d.summary();
     });
-    cli::register_elementwise(app, g);
+    for (auto& family : cli::command_families()) family(app, g);
 
     try {
         app.parse(argc, argv);

@@ -3,14 +3,13 @@
 // semantics the GPU shaders must reproduce: bit for bit on integer results, to
 // rounding on floating-point ones. They follow NumPy except where noted.
 #include "kiln/host_array.hpp"
+#include "kiln/op_types.hpp"
 
 namespace kiln::cpu {
 
-/// Arithmetic operations for binary() and binary_scalar().
-enum class BinaryOp { add, subtract, multiply, divide, minimum, maximum };
-
-/// Comparisons for compare() and compare_scalar().
-enum class CompareOp { equal, not_equal, less, less_equal, greater, greater_equal };
+/// The operations of the GPU side, selected the same way.
+using kiln::BinaryOp;
+using kiln::CompareOp;
 
 /// The value a double takes in dtype t, returned as a double. Floats: rounded
 /// to nearest (out-of-range float32 values become +-inf). Integers: NaN gives

@@ -104,6 +104,7 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
         uint32_t index = choose_device(infos, options);
         device_ = std::make_unique<vk::Device>(pds[index], index);
     }
+    device_->cap_binding_range(options.max_binding_range);
     allocator_ = std::make_unique<vk::Allocator>(*device_, options.block_size);
 
     std::filesystem::path cache_file;

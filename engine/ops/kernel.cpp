@@ -53,6 +53,16 @@ Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::array
     node_.spec = {local_[0], local_[1], local_[2]};
 }
 
+Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
+                       std::shared_ptr<const void> owner, std::string entry, std::array<uint32_t, 3> local)
+    : ctx_(ctx), local_(ctx.workgroup_size(kernel).value_or(local)) {
+    node_.spirv = spirv;
+    node_.code_owner = std::move(owner);
+    node_.entry = std::move(entry);
+    node_.name = std::move(kernel);
+    node_.spec = {local_[0], local_[1], local_[2]};
+}
+
 Dispatcher& Dispatcher::bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access) {
     if (&a.state() != &ctx_)
         throw InvalidArgument(node_.name + ": an array from another context was passed; arrays must belong "

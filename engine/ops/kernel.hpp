@@ -31,6 +31,10 @@ public:
     /// default_local: the kernel's workgroup size unless the context has a
     /// tuned one for this kernel name.
     Dispatcher(detail::ContextState& ctx, std::string kernel, std::array<uint32_t, 3> default_local);
+    /// A kernel compiled at run time: `owner` keeps `spirv` alive while the
+    /// graph holds the node; `entry` is its entry point.
+    Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
+               std::shared_ptr<const void> owner, std::string entry, std::array<uint32_t, 3> local);
 
     Dispatcher& read(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
     Dispatcher& write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);

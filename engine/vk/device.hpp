@@ -39,6 +39,10 @@ public:
     VkQueue queue() const { return queue_; }
     uint32_t queue_family() const { return family_; }
     const DeviceInfo& info() const { return info_; }
+    /// Lowers maxStorageBufferRange as seen by kiln (ContextOptions::max_binding_range).
+    void cap_binding_range(uint64_t bytes) {
+        if (bytes && bytes < info_.max_storage_buffer_range) info_.max_storage_buffer_range = bytes;
+    }
     const Enabled& enabled() const { return enabled_; }
     const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
     uint32_t timestamp_valid_bits() const { return timestamp_bits_; }

@@ -79,7 +79,7 @@ TEST_CASE("schedule puts independent nodes in one level, dependent ones after", 
     CHECK(barriers == 2);
 }
 
-TEST_CASE("every node is timed; the profile gives statistics and a Chrome trace", "[graph][profile]") {
+TEST_CASE("every node is timed and the profile gives statistics and a Chrome trace", "[graph][profile]") {
     Context ctx = test::context();
     if (!ctx.device().timestamps) {
         WARN("the device has no timestamps");

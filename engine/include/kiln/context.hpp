@@ -55,6 +55,10 @@ struct ContextOptions {
     /// Where arrays live in host-visible memory (lavapipe, integrated GPUs),
     /// push and pull copy in place. Off: always through staging or import.
     bool direct_host_access = true;
+    /// Caps the bytes one shader binding may cover below the device's
+    /// maxStorageBufferRange (0: the device's limit). For testing the paths
+    /// that split large arrays with small ones.
+    uint64_t max_binding_range = 0;
     /// Called with every validation message (besides counting it); may be empty.
     std::function<void(const std::string&)> on_validation_message;
 };

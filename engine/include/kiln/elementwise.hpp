@@ -4,11 +4,9 @@
 // arrays in the same context. Arrays of any size work: ones larger than the
 // device's maxStorageBufferRange are processed in pieces.
 #include "kiln/array.hpp"
+#include "kiln/op_types.hpp"
 
 namespace kiln {
-
-enum class BinaryOp { add, subtract, multiply, divide, minimum, maximum };
-enum class CompareOp { equal, not_equal, less, less_equal, greater, greater_equal };
 
 /// Sets every element to value (converted as cast converts).
 void fill(Array& a, double value);
