@@ -1,0 +1,34 @@
+#pragma once
+// CPU reference for the Gaussian filter with scipy.ndimage.gaussian_filter's
+// semantics: a separable 1-D pass per axis (slowest axis first), each as
+// convolve1d with a normalized, truncated Gaussian.
+#include <array>
+#include <vector>
+
+#include "cpu/convolve.hpp"
+#include "kiln/host_array.hpp"
+
+namespace kiln::cpu {
+
+/// The weights scipy.ndimage uses for sigma: radius r = int(truncate * sigma
+/// + 0.5), w[i] = exp(-0.5 / sigma^2 * x^2) for x = i - r in -r .. r, divided
+/// by their sum (taken as NumPy sums). 2r + 1 weights, symmetric; {1} when r
+/// is 0 (also for sigma 0). Throws InvalidArgument for sigma or truncate
+/// negative or not finite, and for r above 2^20.
+std::vector<double> gaussian_kernel1d(double sigma, double truncate = 4.0);
+
+/// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval, truncate) on a
+/// 1-, 2- or 3-D array. sigma_zyx holds one sigma per axis in (z, y, x) order:
+/// a 2-D image uses sigma_zyx[1] for y and sigma_zyx[2] for x and ignores
+/// sigma_zyx[0]; a 1-D array uses sigma_zyx[2] alone. An axis whose sigma is
+/// at most 1e-15 (0 included) is skipped, as SciPy skips it; with every axis
+/// skipped the result is a copy. Each pass sums in double and rounds to the
+/// result dtype before the next, as SciPy does: the input's dtype for float32
+/// and float64, float32 for integer input (SciPy with output=numpy.float32;
+/// its default would keep the integer dtype). Throws InvalidArgument for an
+/// empty input or any sigma (used or not) or truncate that is negative or not
+/// finite.
+HostArray gaussian_filter(const HostArray& input, std::array<double, 3> sigma_zyx,
+                          NdMode mode = NdMode::reflect, double cval = 0, double truncate = 4.0);
+
+}  // namespace kiln::cpu
