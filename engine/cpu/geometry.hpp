@@ -1,0 +1,77 @@
+#pragma once
+// Detector geometry in pyFAI's PONI convention, and the per-pixel quantities
+// azimuthal integration needs: scattering angle 2theta, q, solid angle and
+// polarization, at pixel centres and (for pixel splitting) at pixel corners.
+//
+// Detector coordinates: pixel (i, j) (row i along y = axis 1, column j along
+// x = axis 2) has its centre at d1 = (i + 0.5) * pixel1, d2 = (j + 0.5) * pixel2
+// metres from the detector's corner. The PONI (point of normal incidence) is
+// the foot of the perpendicular from the sample to the detector plane, at
+// (poni1, poni2) on the detector and dist metres from the sample. A point p =
+// (d1 - poni1, d2 - poni2, dist) is rotated into the laboratory frame by
+// R = R3(rot3) R2(rot2) R1(rot1), giving t = (t1, t2, t3) with the beam along
+// t3; then 2theta = atan2(sqrt(t1^2 + t2^2), t3) and chi = atan2(t1, t2).
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+namespace kiln::cpu {
+
+/// A flat detector's geometry, in pyFAI's PONI convention (SI units).
+struct Geometry {
+    size_t rows = 0, cols = 0;            ///< detector shape (y, x) in pixels
+    double pixel1 = 0, pixel2 = 0;        ///< pixel size along y and x, metres
+    double dist = 0;                      ///< sample to PONI distance, metres
+    double poni1 = 0, poni2 = 0;          ///< PONI on the detector along y and x, metres
+    double rot1 = 0, rot2 = 0, rot3 = 0;  ///< rotations, radians
+    double wavelength = 0;                ///< metres; needed for q only
+};
+
+/// Radial coordinate of an integration: 2theta in degrees or q in nm^-1.
+enum class Radial { two_theta_deg, q_nm };
+
+/// Throws InvalidArgument unless shape, pixel sizes and distance are positive
+/// and finite (and the wavelength too when need_wavelength).
+void validate_geometry(const Geometry& g, bool need_wavelength);
+
+/// R = R3 R2 R1, taking detector coordinates relative to the sample into the
+/// laboratory frame (beam along the third axis).
+glm::dmat3 rotation(const Geometry& g);
+
+/// Laboratory position (t1, t2, t3), metres, of the detector point at
+/// continuous pixel coordinates (y, x): pixel (i, j) spans [i, i+1) x [j, j+1).
+glm::dvec3 lab_position(const Geometry& g, double y, double x);
+
+/// Where the direct beam (2theta = 0) meets the detector plane, in continuous
+/// pixel coordinates (y, x); nullopt if the beam misses the plane.
+std::optional<std::pair<double, double>> beam_position(const Geometry& g);
+
+/// 2theta at each pixel centre, radians, rows * cols in raster order.
+std::vector<double> two_theta(const Geometry& g);
+
+/// q = 4 pi sin(2theta / 2) / wavelength at each pixel centre, nm^-1.
+std::vector<double> q_nm(const Geometry& g);
+
+/// The radial coordinate (2theta in degrees or q in nm^-1) of one 2theta value.
+double radial_of_two_theta(double two_theta_rad, Radial unit, double wavelength);
+
+/// Radial coordinate at each pixel centre, rows * cols in raster order.
+std::vector<double> radial_centers(const Geometry& g, Radial unit);
+
+/// Radial coordinate at each pixel corner, (rows + 1) * (cols + 1) in raster
+/// order: corner (i, j) is the point at pixel coordinates (i, j).
+std::vector<double> radial_corners(const Geometry& g, Radial unit);
+
+/// Solid angle of each pixel relative to a pixel at the PONI, as pyFAI's
+/// solidAngleArray: cos(incidence)^3 = (dist / |t|)^3.
+std::vector<float> solid_angle(const Geometry& g);
+
+/// pyFAI's polarization correction per pixel: (1 + cos^2 2theta -
+/// factor cos(2 (chi + axis_offset)) sin^2 2theta) / 2, factor in [-1, 1]
+/// (0: unpolarized, 1: horizontal linear), axis_offset in radians.
+std::vector<float> polarization(const Geometry& g, double factor, double axis_offset = 0.0);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,82 @@
+#pragma once
+// CPU reference of 1-D azimuthal integration through a CSR matrix, with
+// pyFAI's pre-processing and error propagation (pyFAI documentation, "Weighted
+// average and uncertainty propagation"). The GPU kernels are tested against it.
+//
+// Per pixel i (pre-processing):
+//   signal_i        = frame_i - dark_i
+//   normalization_i = flat_i * solid_angle_i * polarization_i   (each optional)
+//   variance_i      = poisson:  max(frame_i, 1) + dark_i   (pyFAI's Poisson model;
+//                               a pixel counting 0 still carries variance 1)
+//                     variance: the given array;  none: 0
+// A pixel is excluded if masked, if frame_i is the dummy value (|frame_i -
+// dummy| <= delta_dummy), or if its signal, normalization or variance is not
+// finite or its normalization is 0.
+//
+// Per bin r, over its CSR entries (pixel i, weight c_i):
+//   sum_signal = sum c s,  sum_variance = sum c^2 v,  sum_normalization = sum c n,
+//   sum_normalization_sq = sum c^2 n^2,  count = sum c
+//   intensity = sum_signal / sum_normalization
+//   sem   = sqrt(sum_variance) / sum_normalization   (uncertainty of the mean)
+//   std   = sqrt(sum_variance / sum_normalization_sq) (spread of one pixel's value)
+//   sigma = sem, the value pyFAI reports as "sigma".
+// Bins with no normalization get `empty` in intensity, sigma, sem and std.
+// All sums are accumulated in double.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cpu/csr.hpp"
+#include "kiln/host_array.hpp"
+
+namespace kiln::cpu {
+
+/// Corrections and options of an integration; every pointer is optional and,
+/// when given, holds one value per pixel (csr.pixels).
+struct IntegrateParams {
+    const HostArray* dark = nullptr;                   ///< subtracted from the frame (any dtype)
+    const HostArray* flat = nullptr;                   ///< flat field, divides (any dtype)
+    const std::vector<float>* solid_angle = nullptr;   ///< relative solid angle, divides
+    const std::vector<float>* polarization = nullptr;  ///< polarization factor, divides
+    const std::vector<uint8_t>* mask = nullptr;        ///< nonzero = excluded
+    std::optional<double> dummy;                       ///< raw value marking invalid pixels
+    double delta_dummy = 0;                            ///< tolerance around dummy
+    enum class ErrorModel { none, poisson, variance } error_model = ErrorModel::poisson;
+    const HostArray* variance = nullptr;  ///< per-pixel variance, for ErrorModel::variance
+    double empty = 0.0;                   ///< reported for bins without any pixel
+};
+
+/// A 1-D profile: per bin, the results and the sums they come from.
+struct Profile1d {
+    std::vector<double> radial, intensity, sigma, sem, std;
+    std::vector<double> sum_signal, sum_variance, sum_normalization, sum_normalization_sq, count;
+};
+
+/// Per-pixel result of pre-processing (what the fused GPU kernel computes).
+struct Preprocessed {
+    std::vector<double> signal, variance, normalization;
+    std::vector<uint8_t> valid;  ///< 1 if the pixel takes part
+};
+
+/// Pre-processes a frame of `pixels` elements (any dtype). Throws
+/// InvalidArgument for a size mismatch or a missing variance array.
+Preprocessed preprocess(const HostArray& frame, size_t pixels, const IntegrateParams& p);
+
+/// Integrates one frame (dtypes uint8, uint16, uint32, int32, float32, and
+/// the others too) through the matrix. Throws InvalidArgument if any per-pixel
+/// input has the wrong size.
+Profile1d integrate(const Csr& csr, const HostArray& frame, const IntegrateParams& p);
+
+/// Integration with per-ring kappa-sigma clipping, after pyFAI's
+/// sigma_clip_ng: up to max_iter times, each bin's mean and std (above) are
+/// computed from its remaining entries and entries whose normalized value
+/// s / n lies more than kappa * std from the mean are dropped from that bin;
+/// a bin stops when a pass drops nothing. The profile of the remaining
+/// entries is returned. Clipping is per matrix entry, so a split pixel may be
+/// kept in one bin and dropped in another. pyFAI also raises kappa to
+/// Chauvenet's criterion for crowded bins; kiln does not. Needs the poisson
+/// or variance error model (InvalidArgument for none).
+Profile1d sigma_clip(const Csr& csr, const HostArray& frame, const IntegrateParams& p, double kappa = 5.0,
+                     int max_iter = 5);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,437 @@
+#include "io/h5frames.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/error.hpp"
+
+namespace kiln::io {
+
+static_assert(std::is_same_v<hid_t, int64_t>, "the header stores HDF5 handles as int64_t");
+// Chunks written directly are the host's bytes, declared little-endian.
+static_assert(std::endian::native == std::endian::little, "kiln's HDF5 writer assumes little-endian");
+
+namespace {
+
+constexpr H5Z_filter_t bslz4_filter = 32008;
+constexpr unsigned bslz4_lz4 = 2;  // the plugin's "compression" option for LZ4
+
+// HDF5 prints its error stack to stderr by default. Inside kiln its errors
+// become exceptions instead, and the caller's setting is restored after.
+class QuietErrors {
+public:
+    QuietErrors() {
+        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+    ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+    QuietErrors(const QuietErrors&) = delete;
+    QuietErrors& operator=(const QuietErrors&) = delete;
+
+private:
+    H5E_auto2_t func_ = nullptr;
+    void* data_ = nullptr;
+};
+
+// The innermost messages of HDF5's error stack, which say what went wrong.
+std::string h5_detail() {
+    std::string text;
+    auto walk = [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
+        auto& s = *static_cast<std::string*>(out);
+        if (n < 2 && err->desc && *err->desc) s += (s.empty() ? "" : "; ") + std::string(err->desc);
+        return 0;
+    };
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &text);
+    H5Eclear2(H5E_DEFAULT);
+    return text.empty() ? "" : " (HDF5: " + text + ")";
+}
+
+// Owns one HDF5 handle of any kind.
+class Handle {
+public:
+    Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+    ~Handle() {
+        if (id_ >= 0) close_(id_);
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    hid_t get() const { return id_; }
+    bool ok() const { return id_ >= 0; }
+
+private:
+    hid_t id_;
+    herr_t (*close_)(hid_t);
+};
+
+// A dtype's HDF5 types: in memory (native) and in files (little-endian).
+struct H5Types {
+    hid_t native, file;
+};
+
+H5Types h5_types(DType t) {
+    switch (t) {
+        case DType::float32:
+            return {H5T_NATIVE_FLOAT, H5T_IEEE_F32LE};
+        case DType::float64:
+            return {H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE};
+        case DType::int8:
+            return {H5T_NATIVE_INT8, H5T_STD_I8LE};
+        case DType::uint8:
+            return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
+        case DType::int16:
+            return {H5T_NATIVE_INT16, H5T_STD_I16LE};
+        case DType::uint16:
+            return {H5T_NATIVE_UINT16, H5T_STD_U16LE};
+        case DType::int32:
+            return {H5T_NATIVE_INT32, H5T_STD_I32LE};
+        case DType::uint32:
+            return {H5T_NATIVE_UINT32, H5T_STD_U32LE};
+    }
+    return {-1, -1};
+}
+
+// The kiln dtype of an HDF5 datatype, or nothing if kiln has none for it.
+std::optional<DType> dtype_of_h5(hid_t type) {
+    const size_t size = H5Tget_size(type);
+    switch (H5Tget_class(type)) {
+        case H5T_FLOAT:
+            if (size == 4) return DType::float32;
+            if (size == 8) return DType::float64;
+            return std::nullopt;
+        case H5T_INTEGER: {
+            const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
+            if (size == 1) return is_signed ? DType::int8 : DType::uint8;
+            if (size == 2) return is_signed ? DType::int16 : DType::uint16;
+            if (size == 4) return is_signed ? DType::int32 : DType::uint32;
+            return std::nullopt;
+        }
+        default:
+            return std::nullopt;
+    }
+}
+
+void byteswap_elements(std::span<std::byte> bytes, size_t elem_size) {
+    for (size_t i = 0; i + elem_size <= bytes.size(); i += elem_size)
+        std::reverse(bytes.begin() + i, bytes.begin() + i + elem_size);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- reader
+
+FrameStackReader::FrameStackReader(const std::string& path, const std::string& dataset)
+    : path_(path), dataset_(dataset) {
+    QuietErrors quiet;
+    const std::string at = path + ":" + dataset;
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file_ < 0) throw IoError(path + ": cannot open as an HDF5 file" + h5_detail());
+    dset_ = H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT);
+    if (dset_ < 0) {
+        const std::string detail = h5_detail();
+        release();
+        throw IoError(at + ": no such dataset" + detail);
+    }
+    try {
+        Handle space(H5Dget_space(dset_), H5Sclose);
+        const int rank = H5Sget_simple_extent_ndims(space.get());
+        if (rank != 2 && rank != 3)
+            throw IoError(at + ": dataset has rank " + std::to_string(rank) +
+                          "; a frame stack is (frames, rows, cols) or one (rows, cols) frame");
+        hsize_t dims[3] = {1, 1, 1};
+        H5Sget_simple_extent_dims(space.get(), rank == 3 ? dims : dims + 1, nullptr);
+        rank3_ = rank == 3;
+        frames_ = dims[0];
+        rows_ = dims[1];
+        cols_ = dims[2];
+        if (rows_ == 0 || cols_ == 0)
+            throw IoError(at + ": frames of " + std::to_string(rows_) + "x" + std::to_string(cols_) +
+                          " pixels; both extents must be >= 1");
+
+        Handle type(H5Dget_type(dset_), H5Tclose);
+        const auto dt = dtype_of_h5(type.get());
+        if (!dt)
+            throw IoError(at + ": element type (HDF5 class " + std::to_string(int(H5Tget_class(type.get()))) +
+                          ", " + std::to_string(H5Tget_size(type.get())) +
+                          " bytes) has no kiln dtype; accepted: 8/16/32-bit integers, "
+                          "32/64-bit floats");
+        dtype_ = *dt;
+        big_endian_ = H5Tget_order(type.get()) == H5T_ORDER_BE;
+
+        Handle dcpl(H5Dget_create_plist(dset_), H5Pclose);
+        if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+            hsize_t chunk[3] = {0, 0, 0};
+            H5Pget_chunk(dcpl.get(), rank, rank == 3 ? chunk : chunk + 1);
+            one_frame_chunks_ = (rank == 2 || chunk[0] == 1) && chunk[1] == rows_ && chunk[2] == cols_;
+            if (H5Pget_nfilters(dcpl.get()) == 1) {
+                unsigned flags = 0, cd[16] = {};
+                size_t n_cd = 16;
+                const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), 0, &flags, &n_cd, cd, 0, nullptr, nullptr);
+                bslz4_ = id == bslz4_filter && n_cd >= 5 && cd[4] == bslz4_lz4 && cd[2] == dtype_size(dtype_);
+            }
+        }
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+FrameStackReader::~FrameStackReader() {
+    release();
+}
+
+FrameStackReader::FrameStackReader(FrameStackReader&& o) noexcept {
+    *this = std::move(o);
+}
+
+FrameStackReader& FrameStackReader::operator=(FrameStackReader&& o) noexcept {
+    if (this != &o) {
+        release();
+        path_ = std::move(o.path_);
+        dataset_ = std::move(o.dataset_);
+        file_ = std::exchange(o.file_, -1);
+        dset_ = std::exchange(o.dset_, -1);
+        frames_ = o.frames_;
+        rows_ = o.rows_;
+        cols_ = o.cols_;
+        dtype_ = o.dtype_;
+        big_endian_ = o.big_endian_;
+        bslz4_ = o.bslz4_;
+        one_frame_chunks_ = o.one_frame_chunks_;
+        rank3_ = o.rank3_;
+    }
+    return *this;
+}
+
+void FrameStackReader::release() noexcept {
+    if (dset_ >= 0) H5Dclose(dset_);
+    if (file_ >= 0) H5Fclose(file_);
+    dset_ = file_ = -1;
+}
+
+std::string FrameStackReader::where(size_t frame) const {
+    return path_ + ":" + dataset_ + " frame " + std::to_string(frame);
+}
+
+void FrameStackReader::check_frame(size_t frame) const {
+    if (dset_ < 0) throw InvalidArgument(path_ + ": reader was moved from");
+    if (frame >= frames_)
+        throw InvalidArgument(where(frame) + ": no such frame; the stack holds " + std::to_string(frames_) +
+                              " (0 to " + std::to_string(frames_ ? frames_ - 1 : 0) + ")");
+}
+
+size_t FrameStackReader::chunk_bytes(size_t frame) const {
+    check_frame(frame);
+    if (!one_frame_chunks_)
+        throw IoError(where(frame) + ": direct chunk access needs chunks of exactly one frame (1, " +
+                      std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
+    QuietErrors quiet;
+    const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) < 0 || bytes == 0)
+        throw IoError(where(frame) + ": no chunk is stored for this frame" + h5_detail());
+    return size_t(bytes);
+}
+
+std::vector<uint8_t> FrameStackReader::read_chunk(size_t frame, uint32_t* filter_mask) const {
+    std::vector<uint8_t> out;
+    read_chunk(frame, out, filter_mask);
+    return out;
+}
+
+void FrameStackReader::read_chunk(size_t frame, std::vector<uint8_t>& out, uint32_t* filter_mask) const {
+    out.resize(chunk_bytes(frame));
+    QuietErrors quiet;
+    const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
+    uint32_t mask = 0;
+    if (H5Dread_chunk(dset_, H5P_DEFAULT, rank3_ ? offset : offset + 1, &mask, out.data()) < 0)
+        throw IoError(where(frame) + ": reading the stored chunk failed" + h5_detail());
+    if (filter_mask) *filter_mask = mask;
+}
+
+HostArray FrameStackReader::read_frame(size_t frame) const {
+    check_frame(frame);
+    HostArray out(Shape{rows_, cols_}, dtype_);
+    const size_t es = dtype_size(dtype_);
+    if (bslz4_ && one_frame_chunks_) {
+        uint32_t mask = 0;
+        const std::vector<uint8_t> chunk = read_chunk(frame, &mask);
+        const std::span<uint8_t> dst(static_cast<uint8_t*>(out.data()), out.nbytes());
+        if (mask == 0) {
+            cpu::bslz4_decompress(chunk, es, dst, where(frame));
+        } else if (chunk.size() == out.nbytes()) {
+            std::memcpy(dst.data(), chunk.data(), chunk.size());  // stored unfiltered
+        } else {
+            throw IoError(where(frame) + ": unfiltered chunk of " + std::to_string(chunk.size()) +
+                          " bytes for a frame of " + std::to_string(out.nbytes()));
+        }
+        if (big_endian_ && es > 1) byteswap_elements(out.bytes, es);
+        return out;
+    }
+    QuietErrors quiet;
+    Handle file_space(H5Dget_space(dset_), H5Sclose);
+    const hsize_t start[3] = {hsize_t(frame), 0, 0}, count[3] = {1, rows_, cols_};
+    const int skip = rank3_ ? 0 : 1;
+    H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start + skip, nullptr, count + skip, nullptr);
+    const hsize_t mem_dims[2] = {rows_, cols_};
+    Handle mem_space(H5Screate_simple(2, mem_dims, nullptr), H5Sclose);
+    if (H5Dread(dset_, h5_types(dtype_).native, mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) <
+        0)
+        throw IoError(where(frame) + ": reading failed" + h5_detail());
+    return out;
+}
+
+// ---------------------------------------------------------------- writer
+
+FrameStackWriter::FrameStackWriter(const std::string& path, const std::string& dataset, size_t rows,
+                                   size_t cols, DType dtype, bool bslz4)
+    : path_(path),
+      temp_path_(path + ".partial"),
+      dataset_(dataset),
+      rows_(rows),
+      cols_(cols),
+      dtype_(dtype),
+      bslz4_(bslz4) {
+    if (rows == 0 || cols == 0)
+        throw InvalidArgument(path + ":" + dataset + ": frames of " + std::to_string(rows) + "x" +
+                              std::to_string(cols) + " pixels; both extents must be >= 1");
+    QuietErrors quiet;
+    file_ = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file_ < 0) throw IoError(temp_path_ + ": cannot create the file" + h5_detail());
+    try {
+        const hsize_t dims[3] = {0, rows, cols}, max_dims[3] = {H5S_UNLIMITED, rows, cols};
+        const hsize_t chunk[3] = {1, rows, cols};
+        Handle space(H5Screate_simple(3, dims, max_dims), H5Sclose);
+        Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+        H5Pset_create_intermediate_group(lcpl.get(), 1);
+        H5Pset_chunk(dcpl.get(), 3, chunk);
+        if (bslz4) {
+            // With the plugin present, HDF5 lets it fill in its own parameters
+            // (version, element size). Without it, the dataset is created with
+            // the parameters the plugin would write, flagged optional, since
+            // HDF5 refuses to create a dataset with a missing mandatory filter.
+            if (H5Zfilter_avail(bslz4_filter) > 0) {
+                const unsigned cd[2] = {0, bslz4_lz4};  // default block size, LZ4
+                H5Pset_filter(dcpl.get(), bslz4_filter, H5Z_FLAG_MANDATORY, 2, cd);
+            } else {
+                H5Eclear2(H5E_DEFAULT);
+                const unsigned cd[5] = {0, 3, unsigned(dtype_size(dtype)), 0, bslz4_lz4};
+                H5Pset_filter(dcpl.get(), bslz4_filter, H5Z_FLAG_OPTIONAL, 5, cd);
+            }
+        }
+        dset_ = H5Dcreate2(file_, dataset.c_str(), h5_types(dtype).file, space.get(), lcpl.get(), dcpl.get(),
+                           H5P_DEFAULT);
+        if (dset_ < 0) throw IoError(where() + ": cannot create the dataset" + h5_detail());
+    } catch (...) {
+        release();
+        std::error_code ec;
+        std::filesystem::remove(temp_path_, ec);
+        throw;
+    }
+}
+
+FrameStackWriter::~FrameStackWriter() {
+    discard();
+}
+
+void FrameStackWriter::discard() noexcept {
+    if (closed_ || file_ < 0) return;
+    release();
+    std::error_code ec;
+    std::filesystem::remove(temp_path_, ec);
+}
+
+FrameStackWriter::FrameStackWriter(FrameStackWriter&& o) noexcept {
+    *this = std::move(o);
+}
+
+FrameStackWriter& FrameStackWriter::operator=(FrameStackWriter&& o) noexcept {
+    if (this != &o) {
+        discard();
+        path_ = std::move(o.path_);
+        temp_path_ = std::move(o.temp_path_);
+        dataset_ = std::move(o.dataset_);
+        file_ = std::exchange(o.file_, -1);
+        dset_ = std::exchange(o.dset_, -1);
+        rows_ = o.rows_;
+        cols_ = o.cols_;
+        frames_ = o.frames_;
+        dtype_ = o.dtype_;
+        bslz4_ = o.bslz4_;
+        closed_ = std::exchange(o.closed_, true);
+    }
+    return *this;
+}
+
+void FrameStackWriter::release() noexcept {
+    if (dset_ >= 0) H5Dclose(dset_);
+    if (file_ >= 0) H5Fclose(file_);
+    dset_ = file_ = -1;
+}
+
+std::string FrameStackWriter::where() const {
+    return path_ + ":" + dataset_;
+}
+
+void FrameStackWriter::write_frame(const HostArray& frame) {
+    const std::string at = where() + " frame " + std::to_string(frames_);
+    if (closed_ || dset_ < 0) throw InvalidArgument(at + ": the writer is closed");
+    const bool shape_ok = frame.shape.y() == rows_ && frame.shape.x() == cols_ && frame.shape.z() == 1;
+    if (!shape_ok || frame.dtype != dtype_)
+        throw InvalidArgument(at + ": got a " + std::string(dtype_name(frame.dtype)) + " array " +
+                              frame.shape.str() + "; this stack takes " + std::string(dtype_name(dtype_)) +
+                              " frames (" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
+    QuietErrors quiet;
+    const hsize_t dims[3] = {hsize_t(frames_) + 1, rows_, cols_};
+    if (H5Dset_extent(dset_, dims) < 0) throw IoError(at + ": cannot extend the dataset" + h5_detail());
+    const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
+    if (bslz4_) {
+        const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(frame.data()), frame.nbytes());
+        const std::vector<uint8_t> chunk = cpu::bslz4_compress(bytes, dtype_size(dtype_));
+        if (H5Dwrite_chunk(dset_, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) < 0)
+            throw IoError(at + ": writing the compressed chunk failed" + h5_detail());
+    } else {
+        Handle file_space(H5Dget_space(dset_), H5Sclose);
+        const hsize_t count[3] = {1, rows_, cols_};
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr);
+        Handle mem_space(H5Screate_simple(3, count, nullptr), H5Sclose);
+        if (H5Dwrite(dset_, h5_types(dtype_).native, mem_space.get(), file_space.get(), H5P_DEFAULT,
+                     frame.data()) < 0)
+            throw IoError(at + ": writing failed" + h5_detail());
+    }
+    ++frames_;
+}
+
+void FrameStackWriter::close() {
+    if (closed_) return;
+    if (file_ < 0) throw InvalidArgument(where() + ": the writer was moved from");
+    QuietErrors quiet;
+    const herr_t d = H5Dclose(dset_);
+    dset_ = -1;
+    const herr_t f = H5Fclose(file_);
+    file_ = -1;
+    closed_ = true;
+    std::error_code ec;
+    if (d < 0 || f < 0) {
+        const std::string detail = h5_detail();
+        std::filesystem::remove(temp_path_, ec);
+        throw IoError(where() + ": finishing the file failed" + detail);
+    }
+    std::filesystem::rename(temp_path_, path_, ec);
+    if (ec) {
+        const std::string why = ec.message();
+        std::filesystem::remove(temp_path_, ec);
+        throw IoError(path_ + ": cannot move the finished file into place: " + why);
+    }
+}
+
+}  // namespace kiln::io
