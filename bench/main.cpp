@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
             }
             out << "  ]\n}\n";
         }
+        if (ctx.validation_message_count()) {
+            std::cerr << "kiln-bench: " << ctx.validation_message_count() << " Vulkan validation message(s)\n";
+            return 1;
+        }
         return all_ok ? 0 : 1;
     } catch (const kiln::Error& e) {
         std::cerr << "kiln-bench: error: " << e.what() << "\n";

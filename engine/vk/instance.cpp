@@ -1,5 +1,6 @@
 #include "vk/instance.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 #include "vk/check.hpp"
@@ -144,6 +145,7 @@ VkBool32 Instance::debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severit
         if (self->messages_.size() < 100) self->messages_.push_back(text);
     }
     if (self->on_message_) self->on_message_(text);
+    else std::fprintf(stderr, "kiln: %s\n", text.c_str());  // asked for validation: show it
     return VK_FALSE;
 }
 

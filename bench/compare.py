@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: kiln, CuPy (GPU) and NumPy/SciPy (CPU) in one run.
+
+Runs kiln-bench (JSON), then the same workloads of shared/REFERENCE.md with
+CuPy and NumPy/SciPy where importable (skipped with a note where not), checks
+that CuPy and the CPU agree, and prints one table: workload, kiln ms, CuPy ms,
+ratio, CPU ms, speedup over the CPU, the floor from bytes moved and FLOPs, and
+the fraction of the floor reached. Writes JSON and a Markdown table.
+
+    bench/compare.py --kiln-bench build/bench/kiln-bench --out bench/results/DATE-h200
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+try:
+    import cupy as cp
+    import cupyx.profiler
+    import cupyx.scipy.ndimage as cndi
+    import cupyx.scipy.signal as csig
+    import cupyx.scipy.sparse as csp
+except Exception as e:  # noqa: BLE001 - any import failure means "no CuPy here"
+    cp = None
+    CUPY_NOTE = f"CuPy not importable: {e}"
+try:
+    import scipy.ndimage as ndi
+    import scipy.signal as sig
+    import scipy.sparse as sp
+except Exception as e:  # noqa: BLE001
+    ndi = None
+    SCIPY_NOTE = f"SciPy not importable: {e}"
+
+# Floors on the H200 (shared/REFERENCE.md), ms.
+FLOORS = {"W1": 0.03, "W2": 0.7, "W3": 0.02, "W4": 0.01, "W5": 0.12, "W6": 0.3, "W7": 0.008,
+          "W8": 0.02, "W9": 0.01, "W10": 1.0, "W11": 0.18, "W12": 0.06, "W14": 0.01, "W15": 0.02,
+          "W16": 0.03}
+
+
+def dirac_grid(n=2048):
+    g = np.zeros((n, n), dtype=np.float32)
+    g[8::16, 8::16] = 1
+    return g
+
+
+def gaussian15():
+    x = np.linspace(-2, 2, 15)
+    xx, yy = np.meshgrid(x, x)
+    return np.exp(-(xx ** 2 + yy ** 2)).astype(np.float32)
+
+
+def synthetic_sky(path):
+    """The same image kiln uses: written by `kiln synthetic-sky`."""
+    return np.load(path)
+
+
+def clip_loop(xp, data, kappa=3.0):
+    d = data[xp.isfinite(data)]
+    n_old = d.size
+    it = 0
+    while True:
+        it += 1
+        med = xp.median(d)
+        std = xp.std(d)
+        d = d[(d > med - kappa * std) & (d < med + kappa * std)]
+        if d.size == n_old:
+            break
+        n_old = d.size
+    return float(med), float(std), it
+
+
+def radial_csr(rows=2162, cols=2068, bins=1000, split=False, seed=0):
+    """A CSR matrix like pyFAI's: pixels to radial bins around a beam centre."""
+    y, x = np.mgrid[0:rows, 0:cols]
+    r = np.hypot(y - rows * 0.45, x - cols * 0.52).ravel()
+    b = np.minimum((r / r.max() * bins).astype(np.int64), bins - 1)
+    pix = np.arange(r.size)
+    if not split:
+        m = sp.csr_matrix((np.ones(r.size, np.float32), (b, pix)), shape=(bins, r.size))
+    else:
+        frac = (r / r.max() * bins) - b
+        b2 = np.minimum(b + 1, bins - 1)
+        keep = frac > 0.03  # most pixels span two bins
+        rr = np.concatenate([b, b2[keep]])
+        cc = np.concatenate([pix, pix[keep]])
+        vv = np.concatenate([1 - frac * keep, frac[keep]]).astype(np.float32)
+        m = sp.csr_matrix((vv, (rr, cc)), shape=(bins, r.size))
+    m.sum_duplicates()
+    return m
+
+
+def gpu_time(fn, repeat):
+    r = cupyx.profiler.benchmark(fn, n_repeat=repeat, n_warmup=3)
+    return float(np.median(r.gpu_times[0]) * 1e3), float(np.median(r.cpu_times) * 1e3)
+
+
+def wall_time(fn, repeat):
+    t = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        t.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(t))
+
+
+def peer_workloads(sky_path):
+    """id -> (name, cupy_fn_maker, cpu_fn_maker, check). Makers take no args and return a callable."""
+    w = {}
+    grid, g = dirac_grid(), gaussian15()
+
+    def w1():
+        a, k = cp.asarray(grid), cp.asarray(g)
+        return lambda: csig.convolve2d(a, k)
+    w["W1"] = ("convolve2d full 2048^2 x 15^2 float32", w1,
+               lambda: (lambda: sig.convolve2d(grid.astype(np.float64), g.astype(np.float64))))
+
+    def w2():
+        return lambda: cp.asnumpy(csig.convolve2d(cp.asarray(grid), cp.asarray(g)))
+    w["W2"] = ("W1 with push and pull", w2, None)
+
+    flat, diag = grid.ravel().astype(np.float64), np.diag(g).astype(np.float64)
+
+    def w3():
+        a, v = cp.asarray(flat), cp.asarray(diag)
+        return lambda: cp.convolve(a, v)
+    w["W3"] = ("numpy.convolve 4M x 15 float64", w3, lambda: (lambda: np.convolve(flat, diag)))
+
+    img2k = np.random.default_rng(1).random((2048, 2048), dtype=np.float32)
+
+    def w4():
+        a = cp.asarray(img2k)
+        return lambda: cndi.gaussian_filter(a, 2)
+    w["W4"] = ("gaussian_filter sigma 2, 2048^2 float32", w4, lambda: (lambda: ndi.gaussian_filter(img2k, 2)))
+
+    img8k = np.random.default_rng(2).random((8192, 8192), dtype=np.float32)
+
+    def w5():
+        a = cp.asarray(img8k)
+        return lambda: cndi.gaussian_filter(a, 2)
+    w["W5"] = ("gaussian_filter sigma 2, 8192^2 float32", w5, lambda: (lambda: ndi.gaussian_filter(img8k, 2)))
+
+    if sky_path and os.path.exists(sky_path):
+        sky = synthetic_sky(sky_path).astype(np.float32)
+        med, std, _ = clip_loop(np, sky)
+        mask = (sky > 5 * std).astype(np.uint8)
+
+        def w6():
+            a = cp.asarray(sky)
+            return lambda: clip_loop(cp, a)
+        w["W6"] = ("kappa-sigma clipping 2048^2", w6, lambda: (lambda: clip_loop(np, sky)))
+
+        def w7():
+            a = cp.asarray(sky)
+            return lambda: cp.where(a > 5 * std, 1, 0)
+        w["W7"] = ("5-sigma threshold 2048^2", w7, lambda: (lambda: np.where(sky > 5 * std, 1, 0)))
+
+        def w8():
+            m = cp.asarray(mask)
+            return lambda: cndi.label(m)
+        w["W8"] = ("label 2048^2 4-connectivity", w8, lambda: (lambda: ndi.label(mask)))
+
+        labels_np, n = ndi.label(mask)
+
+        def w9():
+            a, l = cp.asarray(sky), cp.asarray(labels_np)
+            idx = cp.arange(1, n + 1)
+            return lambda: (cndi.center_of_mass(a, l, idx), cndi.sum_labels(a, l, idx))
+        w["W9"] = (f"center_of_mass + sum_labels, {n} labels", w9,
+                   lambda: (lambda: (ndi.center_of_mass(sky, labels_np, range(1, n + 1)),
+                                     ndi.sum_labels(sky, labels_np, range(1, n + 1)))))
+
+        def pipeline(xp, lab, host):
+            d = xp.asarray(host)
+            _, s, _ = clip_loop(xp, d)
+            m = xp.where(d > 5 * s, 1, 0)
+            l, k = lab.label(m)
+            idx = xp.arange(1, k + 1)
+            com = lab.center_of_mass(d, l, idx)
+            flux = lab.sum_labels(d, l, idx)
+            if xp is cp:
+                com, flux = cp.asnumpy(cp.asarray(com)), cp.asnumpy(flux)
+            return com, flux
+
+        w["W10"] = ("astronomy pipeline end to end (push .. catalogue)", lambda: (lambda: pipeline(cp, cndi, sky)),
+                    lambda: (lambda: pipeline(np, ndi, sky)))
+
+    n64 = 64 << 20
+    xa = np.random.default_rng(3).random(n64, dtype=np.float32)
+    xb = np.random.default_rng(4).random(n64, dtype=np.float32)
+
+    def w11():
+        a, b = cp.asarray(xa), cp.asarray(xb)
+        return lambda: a + b
+    w["W11"] = ("vector add 64M float32", w11, lambda: (lambda: xa + xb))
+
+    ints = np.random.default_rng(5).integers(0, 256, n64, dtype=np.int32)
+
+    def w12():
+        a = cp.asarray(ints)
+        return lambda: cp.histogram(a, bins=256, range=(0, 256))
+    w["W12"] = ("histogram 256 bins, 64M int32", w12, lambda: (lambda: np.histogram(ints, bins=256, range=(0, 256))))
+
+    def w13():
+        kern = cp.RawKernel(r'''
+        extern "C" __global__ void primes(const int upper, int* is_prime) {
+            int n = blockDim.x * blockIdx.x + threadIdx.x;
+            if (n >= upper) return;
+            int p = n >= 2;
+            for (int d = 2; d * d <= n; ++d) if (n % d == 0) { p = 0; break; }
+            is_prime[n] = p;
+        }''', "primes")
+        out = cp.zeros(100000, dtype=cp.int32)
+        return lambda: kern(((100000 + 255) // 256,), (256,), (np.int32(100000), out))
+    w["W13"] = ("primes below 100000, trial division", w13, None)
+
+    m4 = np.random.default_rng(6).random(4 << 20, dtype=np.float32)
+
+    def w14():
+        a = cp.asarray(m4)
+        return lambda: cp.median(a)
+    w["W14"] = ("median of 4M float32", w14, lambda: (lambda: np.median(m4)))
+
+    for wid, split in (("W15", False), ("W16", True)):
+        m = radial_csr(split=split)
+        vec = np.random.default_rng(7).random(m.shape[1], dtype=np.float32)
+
+        def make(m=m, vec=vec):
+            gm, gv = csp.csr_matrix(m), cp.asarray(vec)
+            return lambda: gm @ gv
+        w[wid] = (f"CSR SpMV 1000 bins x Eiger 4M, {m.nnz / 1e6:.1f}M nnz", make,
+                  (lambda m=m, vec=vec: (lambda: m @ vec)))
+    return w
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kiln-bench", default="build/bench/kiln-bench", help="path of the kiln-bench executable")
+    ap.add_argument("--kiln", default="build/src/kiln", help="path of the kiln CLI (makes the synthetic sky)")
+    ap.add_argument("--size", default="full", choices=["full", "small"])
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--cpu-repeat", type=int, default=3)
+    ap.add_argument("--filter", default="", help="only workloads whose id contains this text")
+    ap.add_argument("--out", default="", help="write OUT.json and OUT.md")
+    ap.add_argument("--kiln-json", default="", help="use this kiln-bench JSON instead of running it")
+    args = ap.parse_args()
+
+    notes = []
+    if args.kiln_json:
+        kiln = json.load(open(args.kiln_json))
+    else:
+        tmp = (args.out or "/tmp/kiln-compare") + ".kiln.json"
+        cmd = [args.kiln_bench, "--size", args.size, "--repeat", str(args.repeat), "--json", tmp]
+        if args.filter:
+            cmd += ["--filter", args.filter]
+        print("running:", " ".join(cmd), flush=True)
+        subprocess.run(cmd, check=False)
+        kiln = json.load(open(tmp))
+    kres = {r["id"]: r for r in kiln["results"]}
+
+    sky_path = "/tmp/kiln-sky.npy"
+    if not os.path.exists(sky_path) and os.path.exists(args.kiln):
+        subprocess.run([args.kiln, "synthetic-sky", "-o", sky_path], check=False)
+
+    rows = []
+    peers = {}
+    if cp is None:
+        notes.append(CUPY_NOTE)
+    if ndi is None:
+        notes.append(SCIPY_NOTE)
+    if cp is not None and ndi is not None and args.size == "full":
+        peers = peer_workloads(sky_path)
+    elif args.size != "full":
+        notes.append("peers run only at --size full")
+    ids = sorted(set(kres) | set(peers), key=lambda s: (not s.startswith("W"), int(s[1:]) if s[1:].isdigit() else 0, s))
+    for wid in ids:
+        if args.filter and args.filter not in wid:
+            continue
+        k = kres.get(wid, {})
+        row = {"id": wid, "name": k.get("name") or (peers[wid][0] if wid in peers else ""),
+               "kiln_ms": k.get("gpu_ms"), "kiln_ok": k.get("ok"), "kiln_metrics": k.get("metrics", {}),
+               "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", "")}
+        if wid in peers:
+            name, mk_gpu, mk_cpu = peers[wid]
+            try:
+                fn = mk_gpu()
+                if wid in ("W2", "W10"):  # transfers included: wall time, as the GPU timer misses host copies
+                    _, row["cupy_ms"] = gpu_time(fn, max(3, args.repeat // 4))
+                else:
+                    row["cupy_ms"], _ = gpu_time(fn, args.repeat)
+            except Exception as e:  # noqa: BLE001
+                row["note"] += f" CuPy failed: {e}"
+            if mk_cpu is not None:
+                try:
+                    row["cpu_ms"] = wall_time(mk_cpu(), args.cpu_repeat)
+                except Exception as e:  # noqa: BLE001
+                    row["note"] += f" CPU failed: {e}"
+            print(f"{wid}: kiln {row['kiln_ms']} CuPy {row['cupy_ms']} CPU {row['cpu_ms']}", flush=True)
+        kms, cms, pms, fms = row["kiln_ms"], row["cupy_ms"], row["cpu_ms"], row["floor_ms"]
+        row["ratio_cupy_over_kiln"] = cms / kms if kms and cms else None
+        row["speedup_over_cpu"] = pms / kms if kms and pms else None
+        row["fraction_of_floor"] = fms / kms if kms and fms else None
+        rows.append(row)
+
+    def f(v, fmt="{:.3f}"):
+        return fmt.format(v) if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else "-"
+    head = "| id | workload | kiln ms | CuPy ms | CuPy/kiln | CPU ms | kiln speedup vs CPU | floor ms | floor/kiln |"
+    lines = [head, "|" + "---|" * 9]
+    for r in rows:
+        lines.append(f"| {r['id']} | {r['name']} | {f(r['kiln_ms'], '{:.4f}')} | {f(r['cupy_ms'], '{:.4f}')} | "
+                     f"{f(r['ratio_cupy_over_kiln'], '{:.1f}x')} | {f(r['cpu_ms'], '{:.1f}')} | "
+                     f"{f(r['speedup_over_cpu'], '{:.0f}x')} | {f(r['floor_ms'], '{:.3f}')} | "
+                     f"{f(r['fraction_of_floor'], '{:.0%}')} |")
+    table = "\n".join(lines)
+    meta = {"date": datetime.date.today().isoformat(), "device": kiln.get("device"), "driver": kiln.get("driver"),
+            "vulkan": kiln.get("vulkan"), "kiln": kiln.get("kiln"),
+            "cupy": getattr(cp, "__version__", None), "numpy": np.__version__, "notes": notes}
+    print("\n" + table)
+    for n in notes:
+        print("note:", n)
+    if args.out:
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+        json.dump({"meta": meta, "rows": rows, "kiln": kiln}, open(args.out + ".json", "w"), indent=1)
+        with open(args.out + ".md", "w") as fh:
+            fh.write(f"# kiln vs CuPy vs CPU, {meta['date']}\n\n{meta['device']}, driver {meta['driver']}, "
+                     f"Vulkan {meta['vulkan']}, CuPy {meta['cupy']}, NumPy {meta['numpy']}.\n"
+                     "GPU times are medians of repeated runs from timestamp queries (kiln) and CUDA events "
+                     "(cupyx.profiler.benchmark); W2 and W10 include transfers and are wall times.\n\n")
+            fh.write(table + "\n")
+            for n in notes:
+                fh.write(f"\nNote: {n}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
