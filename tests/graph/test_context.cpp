@@ -56,3 +56,29 @@ TEST_CASE("workgroup sizes can be set per kernel and are checked", "[context]") 
     ctx.set_workgroup_size("binary_float32", {0, 0, 0});
     CHECK_FALSE(ctx.workgroup_size("binary_float32"));
 }
+
+TEST_CASE("KILN_DEVICE picks the device by index or name", "[context]") {
+    auto devices = Context::devices();
+    setenv("KILN_DEVICE", devices[0].name.substr(0, 3).c_str(), 1);
+    CHECK(test::context().device().index == devices[0].index);
+    setenv("KILN_DEVICE", "0", 1);
+    CHECK(test::context().device().index == 0);
+    setenv("KILN_DEVICE", "42", 1);
+    CHECK_THROWS_WITH(test::context(), Catch::Contains("KILN_DEVICE"));
+    unsetenv("KILN_DEVICE");
+}
+
+TEST_CASE("a missing Vulkan driver is a clear error", "[context]") {
+    // Point the loader at a driver manifest that does not exist.
+    const char* old = std::getenv("VK_DRIVER_FILES");
+    std::string saved = old ? old : "";
+    setenv("VK_DRIVER_FILES", "/nonexistent/kiln_no_such_icd.json", 1);
+    setenv("VK_ICD_FILENAMES", "/nonexistent/kiln_no_such_icd.json", 1);
+    ContextOptions o;
+    o.validation = false;
+    CHECK_THROWS_WITH(Context(o), Catch::Contains("no Vulkan d"));
+    if (old) setenv("VK_DRIVER_FILES", saved.c_str(), 1);
+    else unsetenv("VK_DRIVER_FILES");
+    unsetenv("VK_ICD_FILENAMES");
+    CHECK(test::context().device().name.size() > 0);
+}
