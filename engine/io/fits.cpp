@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "io/file.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -276,7 +277,7 @@ std::vector<std::string> fits_image_extensions(const std::string& path) {
 void write_fits(const std::string& path, const HostArray& array, bool overwrite) {
     if (array.shape.empty())
         throw InvalidArgument("write_fits: the array has no shape; give a 1-, 2- or 3-D array");
-    std::error_code ec, ignored;
+    std::error_code ignored;
     if (!overwrite && std::filesystem::exists(path, ignored))
         fail(path, "already exists; pass overwrite = true to replace it");
     const auto parent = std::filesystem::path(path).parent_path();
@@ -321,11 +322,8 @@ void write_fits(const std::string& path, const HostArray& array, bool overwrite)
         std::filesystem::remove(temp, ignored);
         fail(path, "cannot be written", status);
     }
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        std::filesystem::remove(temp, ignored);
+    if (const std::error_code ec = move_into_place(temp, path))
         fail(path, "cannot be renamed into place from '" + temp + "': " + ec.message());
-    }
 }
 
 }  // namespace kiln::io

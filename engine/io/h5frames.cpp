@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cpu/bitshuffle_lz4.hpp"
+#include "io/file.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -420,18 +421,14 @@ void FrameStackWriter::close() {
     const herr_t f = H5Fclose(file_);
     file_ = -1;
     closed_ = true;
-    std::error_code ec;
     if (d < 0 || f < 0) {
         const std::string detail = h5_detail();
+        std::error_code ec;
         std::filesystem::remove(temp_path_, ec);
         throw IoError(where() + ": finishing the file failed" + detail);
     }
-    std::filesystem::rename(temp_path_, path_, ec);
-    if (ec) {
-        const std::string why = ec.message();
-        std::filesystem::remove(temp_path_, ec);
-        throw IoError(path_ + ": cannot move the finished file into place: " + why);
-    }
+    if (const std::error_code failed = move_into_place(temp_path_, path_))
+        throw IoError(path_ + ": cannot move the finished file into place: " + failed.message());
 }
 
 }  // namespace kiln::io

@@ -5,12 +5,8 @@
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <random>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include "io/file.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -292,101 +288,7 @@ std::vector<std::byte> encode_header(const HostArray& a) {
     return {p, p + out.size()};
 }
 
-/// An open file descriptor, closed on destruction.
-class File {
-public:
-    static File open_read(const std::string& path) {
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
-        return File(fd, path);
-    }
-    File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-    File(const File&) = delete;
-    File& operator=(const File&) = delete;
-    ~File() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-
-    size_t size() const {
-        struct stat st {};
-        if (::fstat(fd_, &st) != 0)
-            fail(path_, std::string("cannot stat: ") + std::strerror(errno));
-        if (!S_ISREG(st.st_mode)) fail(path_, "not a regular file");
-        return size_t(st.st_size);
-    }
-    /// Reads exactly out.size() bytes; the caller has checked the file size,
-    /// so running short means the file changed or the device failed.
-    void read_exactly(std::span<std::byte> out) {
-        size_t done = 0;
-        while (done < out.size()) {
-            ssize_t n = ::read(fd_, out.data() + done, out.size() - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) fail(path_, std::string("read failed: ") + std::strerror(errno));
-            if (n == 0) fail(path_, "file ended early (truncated while reading?)");
-            done += size_t(n);
-        }
-    }
-    void write_all(std::span<const std::byte> in) {
-        size_t done = 0;
-        while (done < in.size()) {
-            ssize_t n = ::write(fd_, in.data() + done, in.size() - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) fail(path_, std::string("write failed: ") + std::strerror(errno));
-            done += size_t(n);
-        }
-    }
-    /// Flushes to disk and closes, reporting errors that close() alone would hide.
-    void sync_and_close() {
-        if (::fsync(fd_) != 0) fail(path_, std::string("fsync failed: ") + std::strerror(errno));
-        int fd = fd_;
-        fd_ = -1;
-        if (::close(fd) != 0) fail(path_, std::string("close failed: ") + std::strerror(errno));
-    }
-
-private:
-    int fd_;
-    std::string path_;
-};
-
-/// A fresh PATH.tmp-XXXXXX created exclusively. mkstemp is not used because
-/// it creates files with mode 0600; here the umask decides, as for PATH itself.
-File create_temporary(const std::string& path, std::string& tmp) {
-    static constexpr char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    std::random_device rd;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        tmp = path + ".tmp-";
-        for (int i = 0; i < 6; ++i) tmp += chars[rd() % (sizeof(chars) - 1)];
-        int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) return File(fd, path);
-        if (errno != EEXIST)
-            fail(path, std::string("cannot create ") + tmp + ": " + std::strerror(errno));
-    }
-    fail(path, "cannot create a temporary file next to it (every name tried exists)");
-}
-
 } // namespace
-
-void write_file_atomically(const std::string& path,
-                           std::span<const std::span<const std::byte>> parts) {
-    std::string tmp;
-    File file = create_temporary(path, tmp);
-    try {
-        for (auto part : parts) file.write_all(part);
-        file.sync_and_close();
-        if (::rename(tmp.c_str(), path.c_str()) != 0)
-            fail(path, std::string("cannot rename ") + tmp + " over it: " + std::strerror(errno));
-    } catch (...) {
-        ::unlink(tmp.c_str());
-        throw;
-    }
-}
-
-std::vector<std::byte> read_file_bytes(const std::string& path) {
-    File file = File::open_read(path);
-    std::vector<std::byte> bytes(file.size());
-    file.read_exactly(bytes);
-    return bytes;
-}
 
 HostArray parse_npy(std::span<const std::byte> bytes, const std::string& name_for_errors) {
     Header h = parse_header(bytes, name_for_errors);

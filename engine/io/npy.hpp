@@ -32,13 +32,4 @@ HostArray parse_npy(std::span<const std::byte> bytes, const std::string& name_fo
 /// The bytes write_npy would write.
 std::vector<std::byte> encode_npy(const HostArray& array);
 
-/// Writes the concatenated parts to PATH.tmp-XXXXXX, flushes it to disk and
-/// renames it over PATH, removing the temporary on any failure. Throws IoError
-/// naming PATH and the system's reason. Shared by kiln's file writers.
-void write_file_atomically(const std::string& path,
-                           std::span<const std::span<const std::byte>> parts);
-
-/// Reads a whole file; throws IoError naming PATH and the system's reason.
-std::vector<std::byte> read_file_bytes(const std::string& path);
-
 } // namespace kiln::io

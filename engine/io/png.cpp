@@ -6,7 +6,7 @@
 #include <limits>
 #include <memory>
 
-#include "io/npy.hpp"
+#include "io/file.hpp"
 #include "kiln/error.hpp"
 
 // The stb implementations are compiled here with internal linkage, so kiln
