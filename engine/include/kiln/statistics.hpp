@@ -1,0 +1,71 @@
+#pragma once
+// Exact order statistics and kappa-sigma clipping on the GPU, equal to
+// numpy.median / numpy.percentile (method 'linear') and to the CuPy lesson's
+// clipping loop (the CPU references engine/cpu/select.hpp and clip.hpp).
+//
+// Selection is a radix select on order-preserving integer keys of the values
+// (32-bit keys, or 64-bit for float64): a few histogram passes, each fixing
+// the next digit of the wanted elements, all recorded in one submission with
+// no host round trip between passes; only the selected keys are read back.
+// The result is exact: the selected elements themselves, interpolated on the
+// host in float64 exactly as NumPy does. Arrays larger than the device's
+// maxStorageBufferRange throw kiln::Unsupported.
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kiln/array.hpp"
+
+namespace kiln {
+
+/// numpy.median(a) over all elements, of any dtype, taken as float64: the
+/// middle value, or the mean (a + b) / 2 of the two middle values. NaN if any
+/// element is NaN. Throws InvalidArgument for a null Array.
+double median(const Array& a);
+
+/// numpy.percentile(a, q), method 'linear': with the n values sorted as v,
+/// i = (n - 1) * q / 100, lower = floor(i), g = i - lower, the result is
+/// v[lower] + (v[lower+1] - v[lower]) * g, or v[lower+1] - (v[lower+1] -
+/// v[lower]) * (1 - g) when g >= 0.5 (NumPy's _lerp, with its results for
+/// infinities). NaN if any element is NaN. Throws InvalidArgument for q
+/// outside [0, 100] (or NaN) and a null Array.
+double percentile(const Array& a, double q);
+
+/// percentile() for several q, in the order given, from one submission.
+std::vector<double> percentiles(const Array& a, std::span<const double> qs);
+
+/// What kappa_sigma_clip found: statistics of the values kept after the last
+/// pass (std is the population std, ddof = 0), their count, the number of
+/// passes, and, when asked for, which elements were kept.
+struct ClipResult {
+    double median = 0;
+    double std = 0;
+    double mean = 0;
+    size_t count = 0;
+    int iterations = 0;
+    /// uint8 of a's shape: 1 for kept elements, 0 for clipped and non-finite
+    /// ones. Present only when asked for; a lazy device array.
+    std::optional<Array> mask;
+};
+
+/// Kappa-sigma clipping of all elements of a (any dtype, taken as float64),
+/// the lesson's loop: each pass computes the median and the population std of
+/// the kept values and keeps those strictly inside median +- kappa * std; it
+/// stops after the first pass that removes nothing (that pass counts in
+/// iterations, so a set that is already stable reports 1) or after max_iters
+/// passes. NaN and +-inf are ignored: never kept, never counted, never part
+/// of a statistic. If a pass removes every value (all kept values equal, so
+/// std is 0), count is 0 and median, std and mean are NaN.
+///
+/// The loop runs on the GPU: the passes are recorded several at a time in
+/// one submission, with a device-side flag that makes the passes after
+/// convergence do nothing, and only the small result is read back. Sums are
+/// in float64, so median and std equal NumPy's to rounding. Needs a device
+/// with shaderFloat64 (kiln::Unsupported otherwise). Throws InvalidArgument
+/// for kappa not finite and > 0, max_iters < 1, a null Array, or an array
+/// without a finite value.
+ClipResult kappa_sigma_clip(const Array& a, double kappa = 3.0, int max_iters = 100,
+                            bool return_mask = false);
+
+} // namespace kiln

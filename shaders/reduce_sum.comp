@@ -1,0 +1,179 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+//! variants2: float32 float64 int8 uint8 int16 uint16 int32 uint32 x float64 float32
+// First pass of a whole-array sum: every workgroup adds its share of the
+// elements and writes one partial. MODE 0 sums x, MODE 1 sums (x - m)^2 with
+// the mean m computed by an earlier reduce_final (var, std). The second type
+// is the accumulator: float64, or float32 pairs (hi + lo, compensated) for
+// devices without float64.
+#include "dtype.glsl"
+#include "grid.glsl"
+
+layout(constant_id = 3) const uint MODE = 0;
+
+#if defined(KILN_DTYPE2_float64)
+#define ACC double
+#else
+#define ACC vec2
+#endif
+
+// Elements are read VW at a time (16 bytes for 32- and 64-bit types) where
+// the binding holds whole vectors; the last n % VW one by one.
+#if defined(KILN_DTYPE_float32)
+#define VT vec4
+#define VW 4
+#elif defined(KILN_DTYPE_float64)
+#define VT dvec2
+#define VW 2
+#elif defined(KILN_DTYPE_int32)
+#define VT ivec4
+#define VW 4
+#elif defined(KILN_DTYPE_uint32)
+#define VT uvec4
+#define VW 4
+#elif defined(KILN_DTYPE_int16)
+#define VT i16vec4
+#define VW 4
+#elif defined(KILN_DTYPE_uint16)
+#define VT u16vec4
+#define VW 4
+#elif defined(KILN_DTYPE_int8)
+#define VT i8vec4
+#define VW 4
+#else
+#define VT u8vec4
+#define VW 4
+#endif
+// 8- and 16-bit values are widened on load: storage of them is all the
+// device must support.
+#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
+#define W int
+#define WV ivec4
+#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
+#define W uint
+#define WV uvec4
+#else
+#define W T
+#define WV VT
+#endif
+
+layout(std430, binding = 0) readonly buffer A { T a[]; };
+layout(std430, binding = 0) readonly buffer AV { VT av[]; };
+layout(std430, binding = 1) readonly buffer M { ACC mean_in[]; };
+layout(std430, binding = 2) writeonly buffer P { ACC partial[]; };
+layout(push_constant) uniform Push { uint n; uint part_base; } p;
+
+#if defined(KILN_DTYPE2_float64)
+
+ACC zero_acc() { return 0.0lf; }
+void add(inout ACC s, W v) {
+    double x = double(v);
+    if (MODE == 1) {
+        double d = x - mean_in[0];
+        s += d * d;
+    } else {
+        s += x;
+    }
+}
+
+#else
+
+// Error-free transformations; `precise` keeps the compiler from reassociating
+// or fusing the operations that recover the rounding error.
+vec2 two_sum(float a, float b) {
+    precise float s = a + b;
+    precise float bb = s - a;
+    precise float e = (a - (s - bb)) + (b - bb);
+    return vec2(s, e);
+}
+vec2 fast_two_sum(float a, float b) {
+    precise float s = a + b;
+    precise float e = b - (s - a);
+    return vec2(s, e);
+}
+// hi + lo, normalised; an infinite or NaN hi stands alone (its lo is NaN).
+vec2 norm(float hi, float lo) {
+    if (isinf(hi) || isnan(hi)) return vec2(hi, 0.0);
+    return fast_two_sum(hi, lo);
+}
+// a * b exactly as hi + lo by Dekker's splitting (the device's fma() need
+// not be fused, so it cannot recover the product's rounding error).
+vec2 two_prod(float a, float b) {
+    precise float ca = 4097.0 * a;
+    precise float a_hi = ca - (ca - a);
+    precise float a_lo = a - a_hi;
+    precise float cb = 4097.0 * b;
+    precise float b_hi = cb - (cb - b);
+    precise float b_lo = b - b_hi;
+    precise float p = a * b;
+    precise float e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
+    return vec2(p, e);
+}
+vec2 ff_add(vec2 a, vec2 b) {
+    vec2 s = two_sum(a.x, b.x);
+    precise float lo = s.y + (a.y + b.y);
+    return norm(s.x, lo);
+}
+// A value as hi + lo: 32-bit integers do not fit a float's 24 bits.
+vec2 to_ff(W v) {
+#if defined(KILN_DTYPE_int32)
+    return vec2(float(v & ~0xff), float(v & 0xff));
+#elif defined(KILN_DTYPE_uint32)
+    return vec2(float(v & ~0xffu), float(v & 0xffu));
+#else
+    return vec2(float(v), 0.0);
+#endif
+}
+
+ACC zero_acc() { return vec2(0.0); }
+void add(inout ACC s, W v) {
+    vec2 x = to_ff(v);
+    if (MODE == 1) {
+        vec2 d = ff_add(x, -mean_in[0]);
+        vec2 sq = two_prod(d.x, d.x);
+        precise float sq_lo = sq.y + 2.0 * d.x * d.y;
+        x = vec2(sq.x, sq_lo);
+    }
+    // Neumaier: the rounding errors gather in s.y, normalised at the end.
+    vec2 t = two_sum(s.x, x.x);
+    precise float lo = s.y + (t.y + x.y);
+    s = vec2(t.x, lo);
+}
+
+#endif
+
+shared ACC sh[gl_WorkGroupSize.x];
+
+void main() {
+    const uint lid = gl_LocalInvocationID.x;
+    const uint gid = gl_GlobalInvocationID.x;
+    const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    ACC s = zero_acc();
+    const uint nv = p.n / VW;
+    for (uint i = gid; i < nv; i += stride) {
+        WV v = WV(av[i]);
+        for (int c = 0; c < VW; ++c) add(s, v[c]);
+    }
+    if (gid < p.n - nv * VW) add(s, W(a[nv * VW + gid]));
+
+#if defined(KILN_DTYPE2_float64)
+    s = subgroupAdd(s);
+    if (subgroupElect()) sh[gl_SubgroupID] = s;
+    barrier();
+    if (lid == 0) {
+        for (uint k = 1; k < gl_NumSubgroups; ++k) s += sh[k];
+        partial[p.part_base + gl_WorkGroupID.x] = s;
+    }
+#else
+    // Pairs do not survive subgroupAdd: a tree in shared memory instead.
+    sh[lid] = norm(s.x, s.y);
+    for (uint cnt = gl_WorkGroupSize.x; cnt > 1;) {
+        uint half_cnt = (cnt + 1) / 2;
+        barrier();
+        if (lid + half_cnt < cnt) sh[lid] = ff_add(sh[lid], sh[lid + half_cnt]);
+        cnt = half_cnt;
+    }
+    if (lid == 0) partial[p.part_base + gl_WorkGroupID.x] = sh[0];
+#endif
+}

@@ -1,0 +1,165 @@
+// GPU kappa-sigma clipping against the CPU reference (engine/cpu/clip):
+// every dtype, heavy tails that take many passes (several chunks of
+// recorded passes), passes that empty the set, max_iters, non-finite
+// values, the synthetic radio sky, masks, bad input.
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "cpu/clip.hpp"
+#include "cpu/sky.hpp"
+#include "kiln/statistics.hpp"
+#include "support.hpp"
+
+using namespace kiln;
+
+namespace {
+
+constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf_v = std::numeric_limits<double>::infinity();
+
+// Gaussian noise of width `sigma` around `offset`, with a fraction `tail` of
+// Cauchy-distributed outliers: many passes until nothing more is clipped.
+HostArray noisy(Shape s, DType t, uint64_t seed, double sigma = 1, double offset = 0, double tail = 0.2) {
+    HostArray u = test::random(Shape{s.size() * 3}, DType::float64, seed, 0, 1);
+    auto v = u.as<double>();
+    HostArray h(s, t);
+    for (size_t i = 0; i < s.size(); ++i) {
+        const double a = std::max(v[3 * i], 1e-300), b = v[3 * i + 1], c = v[3 * i + 2];
+        double x = std::sqrt(-2 * std::log(a)) * std::cos(2 * std::numbers::pi * b) * sigma;
+        if (c < tail) x = std::tan(std::numbers::pi * (c / tail - 0.5)) * 5 * sigma;
+        x += offset;
+        visit_dtype(t, [&](auto z) {
+            using T = decltype(z);
+            if constexpr (std::is_integral_v<T>)
+                x = std::clamp(std::round(x), double(std::numeric_limits<T>::min()),
+                               double(std::numeric_limits<T>::max()));
+            h.as<T>()[i] = static_cast<T>(x);
+        });
+    }
+    return h;
+}
+
+void check_close(double got, double want, double rtol) {
+    INFO("got " << got << " want " << want);
+    if (std::isnan(want)) CHECK(std::isnan(got));
+    else CHECK(std::abs(got - want) <= rtol * std::abs(want));
+}
+
+// The GPU result against the CPU one: the same passes and the same kept set
+// (the statistics agree to rounding; the sums are added in another order).
+void check_clip(const Array& a, const HostArray& h, double kappa, int max_iters, bool mask = true) {
+    const ClipResult got = kappa_sigma_clip(a, kappa, max_iters, mask);
+    const cpu::ClipResult want = cpu::kappa_sigma_clip(h, kappa, max_iters, mask);
+    CHECK(got.iterations == want.iterations);
+    CHECK(got.count == want.count);
+    check_close(got.median, want.median, 1e-15);
+    check_close(got.std, want.std, 1e-12);
+    check_close(got.mean, want.mean, 1e-12);
+    REQUIRE(got.mask.has_value() == mask);
+    if (mask) test::require_close(got.mask->to_host(), *want.mask);
+}
+
+void check_dtypes(std::initializer_list<DType> dtypes) {
+    Context ctx = test::context();
+    for (DType t : dtypes)
+        for (Shape s : {Shape{13}, Shape{127, 129}, Shape{3, 5, 7}}) {
+            INFO(dtype_name(t) << " " << s.str());
+            const bool narrow = t == DType::int8 || t == DType::uint8;
+            HostArray h = noisy(s, t, 1, narrow ? 10 : 30, t == DType::uint8 || t == DType::uint16 ? 120 : 0);
+            check_clip(Array::from_host(ctx, h), h, 3.0, 100);
+        }
+}
+
+} // namespace
+
+TEST_CASE("kappa-sigma clipping equals the CPU reference (float32, float64)", "[ops][clip]") {
+    check_dtypes({DType::float32, DType::float64});
+}
+
+TEST_CASE("kappa-sigma clipping equals the CPU reference (int8, uint8)", "[ops][clip]") {
+    check_dtypes({DType::int8, DType::uint8});
+}
+
+TEST_CASE("kappa-sigma clipping equals the CPU reference (int16, uint16)", "[ops][clip]") {
+    check_dtypes({DType::int16, DType::uint16});
+}
+
+TEST_CASE("kappa-sigma clipping equals the CPU reference (int32, uint32)", "[ops][clip]") {
+    check_dtypes({DType::int32, DType::uint32});
+}
+
+TEST_CASE("clipping that takes many passes runs over several chunks", "[ops][clip]") {
+    Context ctx = test::context();
+    for (double kappa : {2.0, 3.0}) {
+        INFO("kappa " << kappa);
+        HostArray h = noisy(Shape{127, 129}, DType::float32, 2, 1, 1000);
+        Array a = Array::from_host(ctx, h);
+        check_clip(a, h, kappa, 100);
+        const cpu::ClipResult want = cpu::kappa_sigma_clip(h, kappa, 100);
+        // Convergence shows in pass `iterations` (from 0): past the first chunk of 12.
+        CHECK(want.iterations >= 12);
+        // Stopped by max_iters, inside and after the first chunk.
+        for (int max_iters : {1, 2, 5, 12, 13}) {
+            INFO("max_iters " << max_iters);
+            check_clip(a, h, kappa, max_iters, max_iters == 5);
+        }
+    }
+}
+
+TEST_CASE("a pass that removes every value leaves NaN statistics, as the reference", "[ops][clip]") {
+    Context ctx = test::context();
+    // All equal: std 0, nothing strictly inside, the next pass sees nothing.
+    HostArray c = HostArray::from(Shape{5, 7}, std::vector<float>(35, 2.5f));
+    check_clip(Array::from_host(ctx, c), c, 3.0, 100);
+    const ClipResult r = kappa_sigma_clip(Array::from_host(ctx, c), 3.0, 100);
+    CHECK(r.count == 0);
+    CHECK(r.iterations == 2);
+    CHECK(std::isnan(r.median));
+    // Heavy tails with kappa 1 shrink the set to nothing after many passes.
+    HostArray h = noisy(Shape{127, 129}, DType::float64, 3);
+    check_clip(Array::from_host(ctx, h), h, 1.0, 100);
+    check_clip(Array::from_host(ctx, h), h, 1.0, 3);
+}
+
+TEST_CASE("clipping ignores NaN and infinities", "[ops][clip]") {
+    Context ctx = test::context();
+    for (DType t : {DType::float32, DType::float64}) {
+        INFO(dtype_name(t));
+        HostArray h = noisy(Shape{3, 1031}, t, 4);
+        for (size_t i = 0; i < h.size(); i += 97) {
+            const double v = i % 3 == 0 ? nan_v : (i % 3 == 1 ? inf_v : -inf_v);
+            visit_dtype(t, [&](auto z) { h.as<decltype(z)>()[i] = static_cast<decltype(z)>(v); });
+        }
+        check_clip(Array::from_host(ctx, h), h, 3.0, 100);
+        check_clip(Array::from_host(ctx, h), h, 2.5, 4);
+    }
+}
+
+TEST_CASE("clipping the synthetic radio sky", "[ops][clip]") {
+    Context ctx = test::context();
+    cpu::SkyParams p;
+    p.size = 256;
+    p.n_compact = 40;
+    p.n_shells = 2;
+    HostArray sky = cpu::synthetic_sky(p);
+    check_clip(Array::from_host(ctx, sky), sky, 3.0, 100);
+}
+
+TEST_CASE("clipping refuses bad input clearly and the context stays usable", "[ops][clip]") {
+    Context ctx = test::context();
+    Array a = Array::from(ctx, Shape{4}, std::vector<float>{1, 2, 3, 100});
+    CHECK_THROWS_WITH(kappa_sigma_clip(a, 0.0), Catch::Contains("kappa") && Catch::Contains("> 0"));
+    CHECK_THROWS_AS(kappa_sigma_clip(a, nan_v), InvalidArgument);
+    CHECK_THROWS_AS(kappa_sigma_clip(a, inf_v), InvalidArgument);
+    CHECK_THROWS_WITH(kappa_sigma_clip(a, 3.0, 0), Catch::Contains("max_iters"));
+    Array null;
+    CHECK_THROWS_WITH(kappa_sigma_clip(null), Catch::Contains("null"));
+    Array nans = Array::from(ctx, Shape{3}, std::vector<float>{NAN, INFINITY, -INFINITY});
+    CHECK_THROWS_WITH(kappa_sigma_clip(nans), Catch::Contains("no finite value"));
+    const ClipResult r = kappa_sigma_clip(a, 1.0);
+    const cpu::ClipResult w = cpu::kappa_sigma_clip(a.to_host(), 1.0);
+    CHECK(r.count == w.count);
+    CHECK(r.iterations == w.iterations);
+    CHECK_FALSE(r.mask.has_value());
+}

@@ -1,0 +1,155 @@
+// GPU median and percentiles (radix selection) against the CPU reference
+// (engine/cpu/select): every dtype, odd and even counts, ties, NaN and
+// infinities, float64 keys that differ only in their low word, batches of
+// many percentiles, bad input.
+#include <cmath>
+#include <limits>
+
+#include "cpu/select.hpp"
+#include "kiln/statistics.hpp"
+#include "support.hpp"
+
+using namespace kiln;
+
+namespace {
+
+constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf_v = std::numeric_limits<double>::infinity();
+
+HostArray data(Shape s, DType t, uint64_t seed) {
+    if (dtype_is_float(t)) return test::random(s, t, seed, -1000, 1000);
+    return test::random(s, t, seed, -1e10, 1e10);  // the whole range of each integer type
+}
+
+// Exact: both sides are the same order statistics, interpolated identically.
+void check_same(double got, double want) {
+    INFO("got " << got << " want " << want);
+    if (std::isnan(want)) CHECK(std::isnan(got));
+    else CHECK(got == want);
+}
+
+void put(HostArray& h, size_t i, double v) {
+    visit_dtype(h.dtype, [&](auto z) { h.as<decltype(z)>()[i] = static_cast<decltype(z)>(v); });
+}
+
+} // namespace
+
+namespace {
+
+void check_dtypes(std::initializer_list<DType> dtypes) {
+    Context ctx = test::context();
+    const double qs[] = {0, 2.5, 25, 50, 66.6, 95, 100};
+    for (DType t : dtypes)
+        for (Shape s : {Shape{13}, Shape{127, 129}, Shape{2, 5, 7}, Shape{1}}) {
+            INFO(dtype_name(t) << " " << s.str());
+            HostArray h = data(s, t, 1);
+            Array a = Array::from_host(ctx, h);
+            check_same(median(a), cpu::median(h));
+            const auto got = percentiles(a, qs);
+            const auto want = cpu::percentiles(h, qs);
+            for (size_t i = 0; i < std::size(qs); ++i) {
+                INFO("q " << qs[i]);
+                check_same(got[i], want[i]);
+            }
+        }
+}
+
+} // namespace
+
+TEST_CASE("median and percentiles equal the CPU reference (float32, float64, int8, uint8)", "[ops][select]") {
+    check_dtypes({DType::float32, DType::float64, DType::int8, DType::uint8});
+}
+
+TEST_CASE("median and percentiles equal the CPU reference (16- and 32-bit integers)", "[ops][select]") {
+    check_dtypes({DType::int16, DType::uint16, DType::int32, DType::uint32});
+}
+
+TEST_CASE("selection with many ties, signed zeros and narrow ranges", "[ops][select]") {
+    Context ctx = test::context();
+    for (DType t : all_dtypes) {
+        INFO(dtype_name(t));
+        // Few distinct values: ranks fall inside long runs of equal keys.
+        HostArray h = test::random(Shape{1030}, t, 2, 0, 3);
+        Array a = Array::from_host(ctx, h);
+        check_same(median(a), cpu::median(h));
+        check_same(percentile(a, 99.9), cpu::percentile(h, 99.9));
+        check_same(percentile(a, 0.1), cpu::percentile(h, 0.1));
+    }
+    HostArray z = HostArray::from(Shape{6}, std::vector<float>{-0.0f, 0.0f, -0.0f, 1.0f, -1.0f, 0.0f});
+    check_same(median(Array::from_host(ctx, z)), cpu::median(z));
+    // float64 values that differ only in the low word of their keys.
+    std::vector<double> close(1001);
+    for (size_t i = 0; i < close.size(); ++i) close[i] = 1.0 + static_cast<double>((i * 7919) % 1001) * 0x1p-52;
+    HostArray c = HostArray::from(Shape{close.size()}, close);
+    Array ca = Array::from_host(ctx, c);
+    check_same(median(ca), cpu::median(c));
+    check_same(percentile(ca, 12.5), cpu::percentile(c, 12.5));
+}
+
+TEST_CASE("selection follows NumPy with NaN and infinities", "[ops][select]") {
+    Context ctx = test::context();
+    for (DType t : {DType::float32, DType::float64}) {
+        INFO(dtype_name(t));
+        HostArray h = data(Shape{127}, t, 3);
+        put(h, 5, inf_v);
+        put(h, 6, -inf_v);
+        put(h, 7, inf_v);
+        Array a = Array::from_host(ctx, h);
+        check_same(median(a), cpu::median(h));
+        for (double q : {0.0, 0.5, 99.5, 100.0}) check_same(percentile(a, q), cpu::percentile(h, q));
+        put(h, 100, nan_v);
+        Array b = Array::from_host(ctx, h);
+        CHECK(std::isnan(median(b)));
+        for (double v : percentiles(b, std::vector<double>{0, 50, 100})) CHECK(std::isnan(v));
+    }
+    // NumPy's interpolation yields NaN here (inf * 0), and so must we.
+    Array two = Array::from(ctx, Shape{2}, std::vector<double>{1.0, inf_v});
+    check_same(percentile(two, 0), cpu::percentile(HostArray::from(Shape{2}, std::vector<double>{1.0, inf_v}), 0));
+    Array nans = Array::full(ctx, Shape{5}, nan_v);
+    CHECK(std::isnan(median(nans)));
+}
+
+TEST_CASE("many percentiles at once are selected in batches", "[ops][select]") {
+    Context ctx = test::context();
+    HostArray h = data(Shape{3, 1031}, DType::float32, 4);
+    Array a = Array::from_host(ctx, h);
+    std::vector<double> qs;
+    for (int i = 0; i <= 20; ++i) qs.push_back(i * 4.9);
+    qs.push_back(50);
+    qs.push_back(50);
+    const auto got = percentiles(a, qs);
+    const auto want = cpu::percentiles(h, qs);
+    REQUIRE(got.size() == qs.size());
+    for (size_t i = 0; i < qs.size(); ++i) {
+        INFO("q " << qs[i]);
+        check_same(got[i], want[i]);
+    }
+    CHECK(percentiles(a, std::vector<double>{}).empty());
+}
+
+TEST_CASE("median of a million float32 values", "[ops][select][large]") {
+    Context ctx = test::context();
+    HostArray h = test::random(Shape{1u << 20}, DType::float32, 5, -1, 1);
+    Array a = Array::from_host(ctx, h);
+    check_same(median(a), cpu::median(h));
+    HostArray odd = test::random(Shape{(1u << 20) + 1}, DType::float32, 6, 100, 101);
+    check_same(median(Array::from_host(ctx, odd)), cpu::median(odd));
+}
+
+TEST_CASE("selection refuses bad input clearly and the context stays usable", "[ops][select]") {
+    Context ctx = test::context();
+    Array null;
+    CHECK_THROWS_WITH(median(null), Catch::Contains("median") && Catch::Contains("null"));
+    Array a = Array::from(ctx, Shape{3}, std::vector<float>{3, 1, 2});
+    CHECK_THROWS_WITH(percentile(a, 101), Catch::Contains("101") && Catch::Contains("[0, 100]"));
+    CHECK_THROWS_AS(percentile(a, -0.5), InvalidArgument);
+    CHECK_THROWS_AS(percentiles(a, std::vector<double>{50, nan_v}), InvalidArgument);
+    CHECK(median(a) == 2.0);
+
+    ContextOptions o;
+    o.max_binding_range = 64 << 10;  // as if maxStorageBufferRange were 64 KiB
+    Context small = test::context(o);
+    Array big = Array::zeros(small, Shape{20000});
+    CHECK_THROWS_WITH(median(big), Catch::Contains("maxStorageBufferRange"));
+    CHECK(median(Array::full(small, Shape{1024}, 4.0)) == 4.0);
+}
