@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
     app.add_option("--filter", filter, "Run only workloads whose id, name or family contains this text");
     app.add_option("--device", device, "Device index or part of its name");
     app.add_flag("--list", list, "List the workloads and exit");
+    bool tuned = false;
+    app.add_flag("--tuned", tuned, "Use the workgroup sizes `kiln tune` saved for this device");
     CLI11_PARSE(app, argc, argv);
 
     if (list) {
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
             else o.device_name = device;
         }
         Context ctx(o);
+        if (tuned) load_tuning(ctx);
         Size size = size_name == "small" ? Size::small : Size::full;
         std::vector<Result> results;
         std::printf("kiln-bench on %s (%s), size %s, %d repeats\n", ctx.device().name.c_str(),

@@ -17,6 +17,7 @@ Context& Globals::context() {
                 o.device_name = device;
         }
         ctx.emplace(o);
+        load_tuning(*ctx);  // workgroup sizes `kiln tune` chose on this device
     }
     return *ctx;
 }

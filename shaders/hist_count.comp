@@ -1,0 +1,175 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+//! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
+// The counting pass of histogram and bincount: each workgroup counts its
+// share of the elements into sub-histograms in shared memory (one copy per
+// few subgroups, so fewer invocations contend for one counter), then adds
+// them to the global counts with one atomic per bin. When the bins do not fit
+// in shared memory (COPIES == 0) every element goes to a global atomic.
+//
+// Bin of a value, by MODE:
+//   0 compute: float input, NumPy's rule in the array's float type B: scaled
+//     offset, then one correction step each way against the edges;
+//   1 table:   integer input over a small range: table[x - lo];
+//   2 search:  integer input over a wide range: the last i <= top with
+//     table[i] <= x - lo, table[i] being the first integer (less lo) in bin i
+//     or above, found on the host with NumPy's rule, which is monotonic, so the
+//     result is NumPy's and no float64 is needed;
+//   3 direct:  integer input with bins one integer wide: x - lo.
+// Elements are read 16 bytes at a time.
+#include "dtype.glsl"
+#include "grid.glsl"
+
+layout(constant_id = 3) const uint MODE = 0;
+layout(constant_id = 4) const uint COPIES = 1;          // shared sub-histograms; 0: global atomics
+layout(constant_id = 5) const uint SHARED_BINS = 1;     // COPIES * bins (>= 1)
+layout(constant_id = 6) const uint SHARED_TABLE = 1;    // table entries kept in shared memory (>= 1)
+layout(constant_id = 7) const bool TABLE_IN_SHARED = false;
+
+// A: the type values are counted in; T_SIZE: bytes per element.
+#if defined(T_FLOAT)
+#define A T
+#elif defined(T_INT)
+#define A int
+#else
+#define A uint
+#endif
+#if defined(KILN_DTYPE_float64)
+#define T_SIZE 8
+#elif defined(KILN_DTYPE_int16) || defined(KILN_DTYPE_uint16)
+#define T_SIZE 2
+#elif defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_uint8)
+#define T_SIZE 1
+#else
+#define T_SIZE 4
+#endif
+
+layout(std430, binding = 0) readonly buffer Data { T data[]; };
+layout(std430, binding = 0) readonly buffer Data4 { uvec4 data4[]; };
+#if defined(T_FLOAT)
+layout(std430, binding = 1) readonly buffer Edges { T edges[]; };
+#else
+layout(std430, binding = 1) readonly buffer Table { uint table[]; };
+#endif
+layout(std430, binding = 2) buffer Counts { uint counts[]; };
+// first, last, norm: raw bits of the array's float type (float32: .x only).
+layout(push_constant) uniform P {
+    uint n;
+    uint bins;
+    uint span;  // integer modes: values lo .. lo + span count
+    uint lo;
+    uint top;   // search mode: the last bin any value reaches
+    uint pad;
+    uvec2 first;
+    uvec2 last;
+    uvec2 norm;
+} p;
+
+shared uint sh_hist[SHARED_BINS];
+shared uint sh_table[SHARED_TABLE];
+
+const uint NONE = 0xffffffffu;
+const uint PER_CHUNK = 16 / (T_SIZE);
+
+#if defined(KILN_DTYPE_float64)
+#define FROM_BITS(u) packDouble2x32(u)
+#elif defined(T_FLOAT)
+#define FROM_BITS(u) uintBitsToFloat((u).x)
+#endif
+
+// Element j of a 16-byte chunk.
+A element(uvec4 c, uint j) {
+#if defined(KILN_DTYPE_float64)
+    return packDouble2x32(j == 0 ? c.xy : c.zw);
+#elif defined(KILN_DTYPE_float32)
+    return uintBitsToFloat(c[j]);
+#elif defined(KILN_DTYPE_int32)
+    return int(c[j]);
+#elif defined(KILN_DTYPE_uint32)
+    return c[j];
+#elif defined(KILN_DTYPE_int16)
+    return bitfieldExtract(int(c[j >> 1]), int(16 * (j & 1)), 16);
+#elif defined(KILN_DTYPE_uint16)
+    return bitfieldExtract(c[j >> 1], int(16 * (j & 1)), 16);
+#elif defined(KILN_DTYPE_int8)
+    return bitfieldExtract(int(c[j >> 2]), int(8 * (j & 3)), 8);
+#else
+    return bitfieldExtract(c[j >> 2], int(8 * (j & 3)), 8);
+#endif
+}
+
+#if !defined(T_FLOAT)
+uint table_at(uint i) { return TABLE_IN_SHARED ? sh_table[i] : table[i]; }
+#endif
+
+uint bin_of(A x) {
+#if defined(T_FLOAT)
+    const T first = FROM_BITS(p.first), last = FROM_BITS(p.last), norm = FROM_BITS(p.norm);
+    if (!(x >= first && x <= last)) return NONE;  // also drops NaN
+    precise T f = (x - first) * norm;
+    const int n = int(p.bins);
+    int i = f >= T(n) ? n : (f > T(0) ? int(f) : 0);
+    if (i == n) --i;
+    if (i > 0 && x < edges[i]) --i;
+    if (i != n - 1 && x >= edges[i + 1]) ++i;
+    return uint(i);
+#else
+    const uint v = uint(x) - p.lo;  // wraps: x in [lo, lo + span] <=> v <= span
+    if (v > p.span) return NONE;
+    if (MODE == 3) return min(v, p.bins - 1);
+    if (MODE == 1) return table_at(v);
+    uint a = 0, b = p.top;
+    while (a < b) {
+        const uint m = (a + b + 1) >> 1;
+        if (table_at(m) <= v) a = m;
+        else b = m - 1;
+    }
+    return a;
+#endif
+}
+
+void count(uint bin, uint base) {
+    if (bin == NONE) return;
+    if (COPIES > 0) atomicAdd(sh_hist[base + bin], 1u);
+    else atomicAdd(counts[bin], 1u);
+}
+
+void main() {
+    const uint lid = gl_LocalInvocationIndex;
+    const uint local = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    if (COPIES > 0)
+        for (uint i = lid; i < SHARED_BINS; i += local) sh_hist[i] = 0;
+#if !defined(T_FLOAT)
+    if (TABLE_IN_SHARED)
+        for (uint i = lid; i < SHARED_TABLE; i += local) sh_table[i] = table[i];
+#endif
+    barrier();
+
+    const uint base = COPIES > 0 ? (gl_SubgroupID % max(COPIES, 1u)) * p.bins : 0;
+    const uint chunks = p.n / PER_CHUNK;
+    const uint stride = gl_NumWorkGroups.x * local;
+    const uint gid = gl_WorkGroupID.x * local + lid;
+    // Two loads in flight per invocation before their elements are counted.
+    uint c = gid;
+    for (; c + stride < chunks; c += 2 * stride) {
+        const uvec4 v0 = data4[c], v1 = data4[c + stride];
+        for (uint j = 0; j < PER_CHUNK; ++j) count(bin_of(element(v0, j)), base);
+        for (uint j = 0; j < PER_CHUNK; ++j) count(bin_of(element(v1, j)), base);
+    }
+    if (c < chunks) {
+        const uvec4 v = data4[c];
+        for (uint j = 0; j < PER_CHUNK; ++j) count(bin_of(element(v, j)), base);
+    }
+    // The last n % PER_CHUNK elements.
+    for (uint t = chunks * PER_CHUNK + gid; t < p.n; t += stride) count(bin_of(A(data[t])), base);
+
+    if (COPIES > 0) {
+        barrier();
+        for (uint b = lid; b < p.bins; b += local) {
+            uint s = 0;
+            for (uint c = 0; c < COPIES; ++c) s += sh_hist[c * p.bins + b];
+            if (s != 0u) atomicAdd(counts[b], s);
+        }
+    }
+}
