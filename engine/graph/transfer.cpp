@@ -66,8 +66,17 @@ void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
 } // namespace
 
 void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* src, size_t bytes) {
+    VkBuffer pinned;
+    VkDeviceSize pinned_offset;
+    const bool from_pinned = ctx.allocator().find_host(src, bytes, pinned, pinned_offset);
+    if (ctx.capturing() && from_pinned) {
+        // In a graph: a DMA that reads the pinned buffer at every run.
+        ctx.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
+        return;
+    }
     if (ctx.capturing())
-        throw InvalidArgument("push inside a Graph capture: push inputs before Graph::run(), not while recording");
+        throw InvalidArgument("push inside a Graph capture: push inputs before Graph::run(), or push from a "
+                              "PinnedBuffer, which a graph reads at every run");
     if (!s->placed()) ctx.place(*s);
     // Host-visible memory not used by pending work: write it in place,
     // after whatever submitted work still uses it.
@@ -77,9 +86,7 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
         flush_range(ctx, *s, bytes, false);
         return;
     }
-    VkBuffer pinned;
-    VkDeviceSize pinned_offset;
-    if (ctx.allocator().find_host(src, bytes, pinned, pinned_offset)) {
+    if (from_pinned) {
         ctx.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
         ctx.sync();  // the caller may reuse its buffer once push returns
         return;
@@ -103,8 +110,17 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
 }
 
 void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, size_t bytes) {
+    VkBuffer pinned;
+    VkDeviceSize pinned_offset;
+    const bool to_pinned = ctx.allocator().find_host(dst, bytes, pinned, pinned_offset);
+    if (ctx.capturing() && to_pinned) {
+        // In a graph: a DMA into the pinned buffer at every run.
+        ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
+        return;
+    }
     if (ctx.capturing())
-        throw InvalidArgument("pull inside a Graph capture: pull outputs after Graph::run(), not while recording");
+        throw InvalidArgument("pull inside a Graph capture: pull outputs after Graph::run(), or pull into a "
+                              "PinnedBuffer, which a graph fills at every run");
     if (!s->placed()) ctx.place(*s);  // never written: its contents are undefined, as numpy.empty's
     if (s->last_serial >= ctx.pending_serial()) ctx.flush();
     ctx.wait(s->last_serial);
@@ -113,9 +129,7 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
         std::memcpy(dst, s->mapped, bytes);
         return;
     }
-    VkBuffer pinned;
-    VkDeviceSize pinned_offset;
-    if (ctx.allocator().find_host(dst, bytes, pinned, pinned_offset)) {
+    if (to_pinned) {
         ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
         ctx.sync();
         return;

@@ -149,3 +149,25 @@ TEST_CASE("the pipeline cache is written to disk and reused", "[graph]") {
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a graph pushes from and pulls into pinned buffers at every run", "[graph]") {
+    Context ctx = test::context();
+    const size_t n = 1031;
+    PinnedBuffer in(ctx, n * 4), out(ctx, n * 4);
+    Array a = Array::empty(ctx, Shape{n}), b;
+    Graph g(ctx);
+    {
+        auto capture = g.capture();
+        a.push(in.data(), in.size());
+        b = multiply(a, 3.0);
+        b.pull(out.data(), out.size());
+    }
+    for (int run = 0; run < 3; ++run) {
+        auto x = in.as<float>();
+        for (size_t i = 0; i < n; ++i) x[i] = float(i + run);
+        g.run();
+        auto y = out.as<float>();
+        for (size_t i = 0; i < n; ++i) REQUIRE(y[i] == 3.0f * float(i + run));
+    }
+    CHECK(g.stats().nodes == 3);
+}
