@@ -1,6 +1,8 @@
 #pragma once
 // Everything an embedding application needs: #include <kiln/kiln.hpp>.
 #include "kiln/array.hpp"
+#include "kiln/azimuthal.hpp"
+#include "kiln/bslz4.hpp"
 #include "kiln/context.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"

@@ -1,0 +1,276 @@
+// Azimuthal integration workloads (REFERENCE.md W15, W16) and the frame-stack
+// throughputs of the issue, on a synthetic Eiger 4M powder pattern:
+//   W15 / W16   GPU time of one frame's CSR integration, 1000 q bins, without
+//               and with pixel splitting (fused kernel; "s": pyFAI's separate
+//               pre-processing kernel; "k": compensated float32 sums);
+//   az-raw      frames/s of a stack held in pinned memory as raw uint32,
+//               pushed and integrated batch by batch (a Graph run per batch);
+//   az-lz4      the same stack held bitshuffle-LZ4 compressed (cpu::bslz4_compress),
+//               pushed compressed and decoded on the GPU;
+//   lz4-dec     GPU time of decoding one compressed frame.
+// Every workload checks a frame against the CPU reference (cpu::integrate, or
+// the frame itself for decoding). No disk I/O anywhere.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numbers>
+#include <thread>
+
+#include "bench.hpp"
+#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/azimuthal.hpp"
+#include "kiln/bslz4.hpp"
+
+namespace kiln::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Eiger 4M, beam near the centre, 0.1 m, 12.4 keV (small: a quarter of the
+// pixels on each side, same angles).
+cpu::Geometry geometry(Size size) {
+    const bool full = size == Size::full;
+    const size_t rows = full ? 2162 : 257, cols = full ? 2068 : 263;
+    const double pixel = full ? 75e-6 : 75e-6 * 2162 / 257;
+    return cpu::Geometry{rows, cols, pixel, pixel, 0.1, 0.51 * rows * pixel, 0.48 * cols * pixel, 0, 0, 0, 1e-10};
+}
+
+uint64_t splitmix(uint64_t& s) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Poisson counts of silicon-like rings on a background, frame by frame
+// different; gap rows and columns hold Eiger's 0xFFFFFFFF.
+std::vector<uint32_t> frame(const cpu::Geometry& g, const std::vector<double>& q, uint32_t index) {
+    std::vector<uint32_t> out(g.rows * g.cols);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t row; (row = next.fetch_add(1)) < g.rows;) {
+            uint64_t s = (uint64_t(index) << 32) ^ row;
+            for (size_t j = 0; j < g.cols; ++j) {
+                const size_t k = row * g.cols + j;
+                if (row % 550 >= 514 || (j >= 1030 && j < 1038)) {
+                    out[k] = 0xFFFFFFFFu;
+                    continue;
+                }
+                double mean = 1.0 + 20 * std::exp(-q[k] / 4);
+                for (int n : {3, 8, 11, 16, 19, 24, 27}) {
+                    const double d = (q[k] - 11.57 * std::sqrt(double(n))) / 0.12;
+                    mean += 40 * std::exp(-0.5 * d * d);
+                }
+                mean *= 1 + 0.2 * std::sin(index * 0.7);
+                // Inversion: a few steps for these means.
+                const double u = double(splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+                double p = std::exp(-mean), cdf = p;
+                uint32_t c = 0;
+                while (u > cdf && c < 200) p *= mean / ++c, cdf += p;
+                out[k] = c;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return out;
+}
+
+// The stack every workload of a size shares: a few distinct frames, compressed.
+struct Stack {
+    cpu::Geometry g;
+    std::vector<std::vector<uint32_t>> frames;
+    std::vector<std::vector<uint8_t>> chunks;
+};
+
+const Stack& stack(Size size) {
+    static std::unique_ptr<Stack> cache[2];
+    auto& s = cache[size == Size::full];
+    if (!s) {
+        s = std::make_unique<Stack>();
+        s->g = geometry(size);
+        const auto q = cpu::q_nm(s->g);
+        for (uint32_t k = 0; k < 8; ++k) s->frames.push_back(frame(s->g, q, k));
+        s->chunks.resize(s->frames.size());
+        std::vector<std::thread> pool;
+        for (size_t k = 0; k < s->frames.size(); ++k)
+            pool.emplace_back([&, k] {
+                const auto& f = s->frames[k];
+                s->chunks[k] = cpu::bslz4_compress({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4}, 4);
+            });
+        for (auto& t : pool) t.join();
+    }
+    return *s;
+}
+
+AzimuthalSetup setup(const cpu::Geometry& g, bool split, bool corrections) {
+    AzimuthalSetup s;
+    s.geometry = g;
+    s.unit = cpu::Radial::q_nm;
+    s.bins = 1000;
+    s.pixel_split = split;
+    if (corrections) {
+        s.solid_angle = true;
+        s.polarization_factor = 0.99;
+        s.dummy = 4294967295.0;
+    }
+    return s;
+}
+
+HostArray host_frame(const Stack& s, size_t k) {
+    return HostArray::from(Shape{s.g.rows, s.g.cols}, s.frames[k % s.frames.size()]);
+}
+
+// Intensities of one frame against cpu::integrate.
+void check(Result& r, const AzimuthalIntegrator& integ, const HostArray& frame, const std::vector<float>& got) {
+    const auto want = cpu::integrate(integ.csr(), frame, integ.cpu_params());
+    r.checked = true;
+    for (size_t b = 0; b < want.intensity.size(); ++b)
+        if (std::abs(got[b] - want.intensity[b]) > 1e-5 * std::abs(want.intensity[b]) + 1e-30) {
+            r.ok = false;
+            r.note = "bin " + std::to_string(b) + ": " + std::to_string(got[b]) + " vs CPU " +
+                     std::to_string(want.intensity[b]);
+            return;
+        }
+}
+
+Result one_frame(Context& ctx, Size size, int n, bool split, AzimuthalKernels kernels, Accumulation acc) {
+    const Stack& s = stack(size);
+    AzimuthalSetup st = setup(s.g, split, false);
+    st.kernels = kernels;
+    st.accumulation = acc;
+    AzimuthalIntegrator integ(ctx, st);
+    const HostArray h = host_frame(s, 0);
+    Array frame = Array::from_host(ctx, h);
+    AzimuthalResult out;
+    Result r;
+    take_times(r, benchmark(ctx, [&] { out = integ.integrate(frame); }, n, 3));
+    const double nnz = double(integ.csr().nnz());
+    r.metrics["nnz_M"] = nnz / 1e6;
+    r.metrics["Gnnz/s"] = nnz / (r.gpu_ms * 1e-3) / 1e9;
+    check(r, integ, h, out.intensity.to_vector<float>());
+    return r;
+}
+
+// Frames per second over `total` frames held in pinned memory, raw or
+// compressed, batch after batch through one recorded Graph.
+Result throughput(Context& ctx, Size size, int n, bool compressed) {
+    const Stack& s = stack(size);
+    const size_t total = size == Size::full ? 100 : 16, batch = size == Size::full ? 20 : 8;
+    const size_t frame_bytes = s.g.rows * s.g.cols * 4;
+    AzimuthalIntegrator integ(ctx, setup(s.g, false, true));
+    // The whole stack in pinned memory, as a detector's receiver would hold it.
+    std::vector<size_t> sizes(total), offsets(total + 1, 0);
+    for (size_t k = 0; k < total; ++k) {
+        sizes[k] = compressed ? s.chunks[k % s.chunks.size()].size() : frame_bytes;
+        offsets[k + 1] = offsets[k] + sizes[k];
+    }
+    PinnedBuffer pinned(ctx, offsets[total]);
+    for (size_t k = 0; k < total; ++k)
+        std::memcpy(pinned.data() + offsets[k],
+                    compressed ? static_cast<const void*>(s.chunks[k % s.chunks.size()].data())
+                               : static_cast<const void*>(s.frames[k % s.frames.size()].data()),
+                    sizes[k]);
+    size_t most = 0;
+    for (size_t k = 0; k + batch <= total; k += batch) most = std::max(most, offsets[k + batch] - offsets[k]);
+    std::unique_ptr<Bslz4Decoder> dec;
+    Array input;
+    AzimuthalResult out;
+    Graph graph(ctx);
+    {
+        auto capture = graph.capture();
+        if (compressed) {
+            dec = std::make_unique<Bslz4Decoder>(ctx, Shape{s.g.rows, s.g.cols}, DType::uint32, batch, most);
+            dec->record();
+            input = dec->output();
+        } else {
+            input = Array::empty(ctx, Shape{batch, s.g.rows, s.g.cols}, DType::uint32);
+        }
+        out = integ.integrate(input);
+    }
+    std::vector<float> profiles(batch * integ.bins());
+    auto pass = [&] {
+        for (size_t first = 0; first < total; first += batch) {
+            const std::byte* at = pinned.data() + offsets[first];
+            if (compressed) {
+                dec->push({reinterpret_cast<const uint8_t*>(at), offsets[first + batch] - offsets[first]},
+                          std::span<const size_t>(sizes).subspan(first, batch), first);
+            } else {
+                input.push(at, batch * frame_bytes);
+            }
+            graph.run();
+            if (dec) dec->check();
+            out.intensity.pull(std::span<float>(profiles));
+        }
+    };
+    pass();  // warm-up: pipelines, memory
+    std::vector<double> wall, gpu;
+    for (int rep = 0; rep < std::max(1, n / 5); ++rep) {
+        const size_t before = ctx.profile().submissions().size();
+        const auto t0 = Clock::now();
+        pass();
+        wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / double(total));
+        const auto& subs = ctx.profile().submissions();
+        double sum = 0;
+        for (size_t i = before; i < subs.size(); ++i) sum += subs[i];
+        gpu.push_back(sum / double(total));
+    }
+    Result r;
+    r.wall_ms = median_of(wall);
+    r.gpu_ms = median_of(gpu);
+    r.gpu_min = *std::min_element(gpu.begin(), gpu.end());
+    r.gpu_max = *std::max_element(gpu.begin(), gpu.end());
+    r.metrics["frames/s"] = 1000.0 / r.wall_ms;
+    r.metrics["MB/frame"] = double(offsets[total]) / double(total) / 1e6;
+    r.metrics["batch"] = double(batch);
+    r.note = "per frame";
+    // The last batch's first frame against the CPU.
+    check(r, integ, host_frame(s, total - batch), profiles);
+    return r;
+}
+
+Register w15{{"W15", "CSR integrate Eiger 4M, 1000 bins, no split", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, false, AzimuthalKernels::fused, Accumulation::automatic);
+}}};
+Register w15s{{"W15s", "W15 with a separate preprocess kernel", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, false, AzimuthalKernels::separate, Accumulation::automatic);
+}}};
+Register w15k{{"W15k", "W15 with compensated float32 sums", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, false, AzimuthalKernels::fused, Accumulation::compensated);
+}}};
+Register w16{{"W16", "CSR integrate Eiger 4M, 1000 bins, split", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, true, AzimuthalKernels::fused, Accumulation::automatic);
+}}};
+Register w16s{{"W16s", "W16 with a separate preprocess kernel", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, true, AzimuthalKernels::separate, Accumulation::automatic);
+}}};
+Register az_raw{{"az-raw", "Eiger 4M stack, raw uint32 pushed (pinned)", "azimuthal",
+                 [](Context& c, Size s, int n) { return throughput(c, s, n, false); }}};
+Register az_lz4{{"az-lz4", "Eiger 4M stack, bslz4 pushed, GPU decode", "azimuthal",
+                 [](Context& c, Size s, int n) { return throughput(c, s, n, true); }}};
+
+Register lz4_dec{{"lz4-dec", "bitshuffle-LZ4 decode of one Eiger 4M frame", "azimuthal", [](Context& ctx, Size size, int n) {
+    const Stack& s = stack(size);
+    Bslz4Decoder dec(ctx, Shape{s.g.rows, s.g.cols}, DType::uint32);
+    dec.push(std::span<const std::vector<uint8_t>>(s.chunks.data(), 1));
+    Result r;
+    take_times(r, benchmark(ctx, [&] { dec.record(); }, n, 3));
+    dec.check();
+    const auto got = dec.output().to_vector<uint32_t>();
+    r.checked = true;
+    r.ok = got == s.frames[0];
+    if (!r.ok) r.note = "decoded frame differs";
+    r.metrics["GB/s_out"] = double(got.size() * 4) / (r.gpu_ms * 1e-3) / 1e9;
+    r.metrics["ratio"] = double(got.size() * 4) / double(s.chunks[0].size());
+    return r;
+}}};
+
+} // namespace
+
+} // namespace kiln::bench

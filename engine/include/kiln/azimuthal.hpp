@@ -1,0 +1,149 @@
+#pragma once
+// 1-D azimuthal integration on the GPU, as pyFAI's CSR engine: a sparse
+// bins x pixels matrix (built on the CPU by cpu::build_csr and cached)
+// uploaded once, then per frame a pre-processing step (dark, flat, solid
+// angle, polarization, mask, dummy values, Poisson or given variance) and a
+// sparse reduction per bin giving the mean intensity and its uncertainties.
+// The semantics are those of cpu::integrate and cpu::sigma_clip
+// (cpu/integrate.hpp), which the GPU results are tested against.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cpu/azimuthal.hpp"
+#include "kiln/array.hpp"
+#include "kiln/op_types.hpp"
+
+namespace kiln {
+
+namespace detail {
+struct AzimuthalState;
+}
+
+/// How per-bin sums are accumulated.
+
+/// Whether pre-processing runs as its own kernel (pyFAI's two kernels: a
+/// float4 (signal, variance, normalization, valid) per pixel written, then
+/// read by the CSR kernel) or inside the CSR kernel, which then reads the
+/// raw frame and the corrections directly (fewer bytes moved; the default).
+enum class AzimuthalKernels { fused, separate };
+
+/// Everything an integrator needs. Per-pixel arrays hold rows * cols values
+/// in raster order (any shape of that size).
+struct AzimuthalSetup {
+    cpu::Geometry geometry;
+    cpu::Radial unit = cpu::Radial::q_nm;
+    size_t bins = 1000;
+    /// Bin edges [lo, hi]; without, the extent of the unmasked pixels (see cpu::build_csr).
+    std::optional<std::pair<double, double>> range;
+    bool pixel_split = false;
+    /// A matrix to use instead of building one from the fields above (its
+    /// pixel count must be rows * cols of the geometry).
+    std::shared_ptr<const cpu::Csr> csr;
+    /// Also keep built matrices in files in this folder (empty: memory only).
+    std::string csr_cache_dir;
+
+    std::optional<HostArray> dark;      ///< subtracted (any dtype)
+    std::optional<HostArray> flat;      ///< divides (any dtype)
+    std::optional<HostArray> mask;      ///< nonzero = excluded (any dtype), also left out of the matrix
+    bool solid_angle = false;           ///< divide by cpu::solid_angle(geometry)
+    /// Divide by cpu::polarization(geometry, factor, axis_offset) when set.
+    std::optional<double> polarization_factor;
+    double polarization_axis_offset = 0;
+    std::optional<double> dummy;        ///< raw value marking invalid pixels
+    double delta_dummy = 0;             ///< tolerance around dummy
+    cpu::IntegrateParams::ErrorModel error_model = cpu::IntegrateParams::ErrorModel::poisson;
+    std::optional<HostArray> variance;  ///< per-pixel variance for ErrorModel::variance
+    double empty = 0;                   ///< reported for bins without any valid pixel
+
+    Accumulation accumulation = Accumulation::automatic;
+    AzimuthalKernels kernels = AzimuthalKernels::fused;
+};
+
+/// Results of integrating one frame (arrays of shape (bins)) or a stack of n
+/// frames (shape (n, bins)), float32 on the device, lazy like every op result.
+/// The definitions are cpu::Profile1d's: intensity = sum_signal /
+/// sum_normalization, sem = sqrt(sum_variance) / sum_normalization, std =
+/// sqrt(sum_variance / sum_normalization_sq), sigma = sem (the same array).
+struct AzimuthalResult {
+    Array intensity, sigma, sem, std;
+    Array sum_signal, sum_variance, sum_normalization, sum_normalization_sq, count;
+    std::vector<double> radial;  ///< bin centres (the matrix's bin_centers)
+
+    /// Pulls frame `frame`'s results into a cpu::Profile1d (waits for the GPU).
+    cpu::Profile1d to_host(size_t frame = 0) const;
+};
+
+/// The matrix for these parameters: from an in-process cache of the last few
+/// matrices, else from `cache_dir` (when given and holding a file for exactly
+/// these parameters), else built by cpu::build_csr on the CPU (and written to
+/// cache_dir when given). Thread-safe. Throws as cpu::build_csr does.
+std::shared_ptr<const cpu::Csr> cached_csr(const cpu::Geometry& g, cpu::Radial unit, size_t bins,
+                                           std::optional<std::pair<double, double>> range, bool pixel_split,
+                                           const std::vector<uint8_t>* mask = nullptr,
+                                           const std::string& cache_dir = "");
+/// Empties the in-process matrix cache.
+void clear_csr_cache();
+
+/// Integrates frames of one detector geometry on the GPU. The matrix and the
+/// corrections are uploaded once, when constructed; integrate() only records
+/// work, so it can be captured into a Graph and run per frame or batch.
+class AzimuthalIntegrator {
+public:
+    /// Builds (or takes from the cache) the matrix and uploads it with the
+    /// combined normalization flat * solid angle * polarization (0 where
+    /// masked or not finite), the dark and the variance as float32.
+    /// Throws InvalidArgument for inconsistent sizes or parameters (as
+    /// cpu::build_csr and cpu::integrate), Unsupported for float64
+    /// accumulation on a device without it.
+    AzimuthalIntegrator(const Context& ctx, const AzimuthalSetup& setup);
+    ~AzimuthalIntegrator();
+    AzimuthalIntegrator(AzimuthalIntegrator&&) noexcept;
+    AzimuthalIntegrator& operator=(AzimuthalIntegrator&&) noexcept;
+    AzimuthalIntegrator(const AzimuthalIntegrator&) = delete;
+    AzimuthalIntegrator& operator=(const AzimuthalIntegrator&) = delete;
+
+    /// Integrates one frame (any shape of rows * cols elements) or a stack
+    /// (n, rows, cols) / (n, rows * cols) of frames of dtype uint8, int8,
+    /// uint16, int16, uint32, int32, float32 or float64. Records only.
+    /// Throws InvalidArgument for another size or a null array, Unsupported
+    /// when the stack exceeds the device's binding range (integrate fewer
+    /// frames at a time) or 2^32 elements.
+    AzimuthalResult integrate(const Array& frames) const;
+
+    /// Integration with per-bin kappa-sigma clipping, as cpu::sigma_clip
+    /// (entries whose normalized value lies more than kappa * std from the
+    /// bin's mean are dropped, up to max_iter passes). Needs the poisson or
+    /// variance error model. Throws InvalidArgument for kappa <= 0, max_iter
+    /// outside [0, 64] or the none error model.
+    AzimuthalResult sigma_clip(const Array& frames, double kappa = 5.0, int max_iter = 5) const;
+
+    /// The pre-processing step alone: float32 (pixels, 4) for one frame, or
+    /// (n * pixels, 4) for n, holding (signal, variance, normalization, valid)
+    /// per pixel, an excluded pixel all zeros (cpu::preprocess's terms).
+    Array preprocess(const Array& frames) const;
+
+    const cpu::Csr& csr() const;
+    std::shared_ptr<const cpu::Csr> shared_csr() const;
+    size_t bins() const;
+    size_t pixels() const;
+    /// Whether sums are accumulated in float64 (else compensated float32).
+    bool float64() const;
+    /// Parameters for cpu::integrate giving the reference of integrate():
+    /// pointers into this integrator's copies of the corrections.
+    cpu::IntegrateParams cpu_params() const;
+
+private:
+    /// Raw values v with |v - dummy| <= delta (evaluated in double, as
+    /// cpu::integrate does) as an interval [lo, hi] of dtype t, the 64 bits of
+    /// each bound as the kernels read them; nullopt when no value of t matches.
+    static std::optional<std::array<uint32_t, 4>> dummy_bounds(DType t, double dummy, double delta);
+
+    std::unique_ptr<detail::AzimuthalState> impl_;
+};
+
+} // namespace kiln

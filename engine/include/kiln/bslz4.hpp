@@ -1,0 +1,102 @@
+#pragma once
+// Bitshuffle-LZ4 decompression on the GPU (the chunk format of HDF5 filter
+// 32008, which Eiger and Jungfrau detectors write). The host parses each
+// chunk's headers into a table of blocks (cheap: a few thousand 4-byte
+// lengths per frame, with cpu::bslz4_blocks); only the compressed bytes and
+// the table travel to the device, where one workgroup decodes one LZ4 block
+// into shared memory and bit-unshuffles it into the output.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kiln/array.hpp"
+
+namespace kiln {
+
+/// Decodes one bitshuffle-LZ4 chunk on the GPU into an array of `shape` and
+/// `dtype` (whose byte size the chunk must announce), then checks the error
+/// flags (so it waits for the GPU). Errors are IoError starting with `name`;
+/// Unsupported for blocks too large for the device's shared memory (the
+/// default 8 KiB blocks always fit).
+Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape shape, DType dtype,
+                       const std::string& name = "chunk");
+
+/// Decodes batches of bitshuffle-LZ4 chunks, each holding one frame, into a
+/// device array. Sized once for a frame shape, a dtype and a batch size, so
+/// its arrays can be bound in an explicit Graph recorded once:
+///
+///     Bslz4Decoder dec(ctx, Shape{rows, cols}, DType::uint32, 16);
+///     Graph g(ctx);
+///     { auto c = g.capture(); dec.record(); result = f(dec.output()); }
+///     for each batch: dec.push(bytes, sizes, first); g.run(); dec.check();
+///
+/// The GPU checks every length before it reads or writes: a corrupt block
+/// never reads outside its own compressed bytes nor writes outside its own
+/// destination range; it sets an error flag that check() turns into an IoError
+/// naming the frame.
+class Bslz4Decoder {
+public:
+    /// frame_shape and dtype: what each chunk decodes to. max_frames: frames
+    /// per batch (the output is (max_frames, frame_shape...) when it is more
+    /// than 1, else frame_shape). max_compressed_bytes: room for one batch's
+    /// compressed bytes (0: max_frames times the largest size LZ4 can produce
+    /// for a frame). block_size: elements per block the chunks use (0: the
+    /// format's default, 8 KiB of data), which sizes the block table and the
+    /// shared memory of the kernel; chunks with larger blocks, or more of
+    /// them, are refused by push().
+    ///
+    /// Throws InvalidArgument for a 3-D frame_shape with max_frames > 1, a
+    /// zero max_frames or a block size that is not a multiple of 8; Unsupported
+    /// when the block does not fit the device's shared memory or the arrays
+    /// exceed its binding range (decode fewer frames per batch then).
+    Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, size_t max_frames = 1,
+                 size_t max_compressed_bytes = 0, size_t block_size = 0);
+    ~Bslz4Decoder();
+    Bslz4Decoder(Bslz4Decoder&&) noexcept;
+    Bslz4Decoder& operator=(Bslz4Decoder&&) noexcept;
+    Bslz4Decoder(const Bslz4Decoder&) = delete;
+    Bslz4Decoder& operator=(const Bslz4Decoder&) = delete;
+
+    /// Parses and pushes one batch: `bytes` holds the chunks back to back,
+    /// chunk k taking chunk_sizes[k] bytes, decoded into frame k of output().
+    /// Errors name chunk k "<label> <first_index + k>" (e.g. "frame 12").
+    /// From a PinnedBuffer the push is a single DMA of the compressed bytes.
+    /// Frames of output() past the batch keep their previous contents.
+    ///
+    /// Throws IoError naming the chunk for a truncated or corrupt header (as
+    /// cpu::bslz4_blocks) or an uncompressed size other than the frame's;
+    /// InvalidArgument for more chunks than max_frames, sizes that do not add
+    /// up to bytes.size() or more compressed bytes than the decoder holds;
+    /// Unsupported for chunks written with larger blocks than the decoder was
+    /// made for. Not inside a Graph capture (like Array::push).
+    void push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index = 0,
+              const std::string& label = "frame");
+    /// The same for chunks held separately (they are copied together first).
+    void push(std::span<const std::vector<uint8_t>> chunks, size_t first_index = 0,
+              const std::string& label = "frame");
+
+    /// Records the decode of whatever was pushed last into output(). Inside a
+    /// Graph capture the recorded node decodes each run's pushed batch.
+    void record();
+
+    /// Waits for the last decode and throws IoError if any block failed,
+    /// naming the chunk, the block and what was wrong with it.
+    void check() const;
+
+    /// The decoded frames (see the constructor for its shape).
+    const Array& output() const;
+    /// Chunks in the last push.
+    size_t frames_pushed() const;
+    size_t max_frames() const;
+
+private:
+    friend Array bslz4_decompress(const Context&, std::span<const uint8_t>, Shape, DType, const std::string&);
+    std::string chunk_name(size_t k) const;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace kiln

@@ -1,0 +1,31 @@
+// Pulling an integration's results back to the host.
+#include "kiln/azimuthal.hpp"
+
+namespace kiln {
+
+cpu::Profile1d AzimuthalResult::to_host(size_t frame) const {
+    if (!intensity) throw InvalidArgument("AzimuthalResult::to_host on an empty result");
+    const size_t bins = intensity.shape()[intensity.ndim() - 1];
+    const size_t frames = intensity.size() / bins;
+    if (frame >= frames)
+        throw InvalidArgument("AzimuthalResult::to_host: frame " + std::to_string(frame) + " of a result of " +
+                              std::to_string(frames) + " frames");
+    auto take = [&](const Array& a) {
+        const auto v = a.to_vector<float>();
+        return std::vector<double>(v.begin() + long(frame * bins), v.begin() + long((frame + 1) * bins));
+    };
+    cpu::Profile1d p;
+    p.radial = radial;
+    p.intensity = take(intensity);
+    p.sem = take(sem);
+    p.sigma = p.sem;
+    p.std = take(std);
+    p.sum_signal = take(sum_signal);
+    p.sum_variance = take(sum_variance);
+    p.sum_normalization = take(sum_normalization);
+    p.sum_normalization_sq = take(sum_normalization_sq);
+    p.count = take(count);
+    return p;
+}
+
+} // namespace kiln

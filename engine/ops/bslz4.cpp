@@ -1,0 +1,259 @@
+#include "kiln/bslz4.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "cpu/bitshuffle_lz4.hpp"
+#include "ops/kernel.hpp"
+
+namespace kiln {
+
+namespace {
+
+constexpr uint32_t raw_bit = 0x80000000u;
+constexpr size_t table_header = 4;  // uint32 words before the blocks: count and padding
+constexpr std::array<uint32_t, 3> decode_local{64, 1, 1};
+
+uint64_t lz4_bound(uint64_t n) { return n + n / 255 + 16; }
+
+uint64_t round_up(uint64_t n, uint64_t m) { return (n + m - 1) / m * m; }
+
+// What the kernel's error codes mean (see bslz4_decode.comp).
+std::string reason(uint32_t code) {
+    switch (code) {
+    case 1: return "its table entry does not fit the decoder's buffers";
+    case 2: return "the LZ4 block ends after a match; a block must end with literals";
+    case 3: return "a run of literals passes the end of the LZ4 block";
+    case 4: return "the LZ4 block decodes to more bytes than the block holds";
+    case 5: return "an LZ4 match offset points outside the decoded data";
+    case 6: return "the LZ4 block decodes to fewer bytes than the block holds";
+    case 7: return "the LZ4 block is truncated inside a length or match offset";
+    default: return "unknown error code " + std::to_string(code);
+    }
+}
+
+// Shape of a batch of frames: the frame itself for one, else frames in front.
+Shape batch_shape(Shape frame, size_t frames) {
+    if (frames == 1) return frame;
+    if (frame.ndim() == 3)
+        throw InvalidArgument("Bslz4Decoder: a batch of " + std::to_string(frames) + " frames of shape " +
+                              frame.str() + " would need 4 dimensions; frames must be 1-D or 2-D when "
+                              "max_frames > 1");
+    return frame.ndim() == 1 ? Shape{frames, frame[0]} : Shape{frames, frame[0], frame[1]};
+}
+
+// A view of the first `count` elements of an array's memory (pushes and pulls
+// of a prefix: only the bytes in use travel).
+Array prefix(const Array& a, size_t count) {
+    return Array(a.context().shared_state(), a.storage(), Shape{count}, a.dtype());
+}
+
+} // namespace
+
+struct Bslz4Decoder::Impl {
+    std::optional<Context> ctx;  // engaged by the constructor
+    Shape frame_shape;
+    DType dtype = DType::uint8;
+    size_t elem = 1, frame_bytes = 0, max_frames = 1;
+    size_t block_bytes = 0;         // largest decoded block (DST_CAP)
+    size_t src_cap = 0;             // largest compressed block (SRC_CAP)
+    size_t block_capacity = 0;      // table rows
+    size_t byte_capacity = 0;       // compressed bytes of a batch
+    Array src, table, flags, out;
+    std::vector<uint32_t> host_table;
+    std::vector<size_t> first_block;  // per pushed chunk, its first table row
+    std::vector<size_t> chunk_base;   // per pushed chunk, its first byte in the batch
+    std::string label, exact_name;    // chunk k is "<label> <first_index + k>", or exact_name
+    size_t first_index = 0;
+    size_t pushed_frames = 0, pushed_blocks = 0;
+};
+
+Bslz4Decoder::Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, size_t max_frames,
+                           size_t max_compressed_bytes, size_t block_size)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    if (frame_shape.empty())
+        throw InvalidArgument("Bslz4Decoder: the frame shape is empty; give 1 to 3 extents");
+    if (max_frames == 0) throw InvalidArgument("Bslz4Decoder: max_frames is 0; decode at least one frame a batch");
+    m.ctx = ctx;
+    m.frame_shape = frame_shape;
+    m.dtype = dtype;
+    m.elem = dtype_size(dtype);
+    m.frame_bytes = frame_shape.size() * m.elem;
+    m.max_frames = max_frames;
+    const Shape out_shape = batch_shape(frame_shape, max_frames);
+
+    const size_t block_elems = block_size ? block_size : cpu::bslz4_default_block_size(m.elem);
+    if (block_elems % 8 != 0)
+        throw InvalidArgument("Bslz4Decoder: block size " + std::to_string(block_elems) +
+                              " elements; bitshuffle blocks are a multiple of 8 elements (0 for the default)");
+    // A frame smaller than one block needs only its own size of shared memory.
+    const size_t n = frame_shape.size();
+    m.block_bytes = std::max<size_t>(8 * m.elem, std::min(block_elems, n - n % 8) * m.elem);
+    m.src_cap = round_up(lz4_bound(m.block_bytes), 4);
+    const DeviceInfo& info = ctx.device();
+    if (m.block_bytes + m.src_cap > info.max_shared_memory)
+        throw Unsupported("Bslz4Decoder: blocks of " + std::to_string(m.block_bytes) + " bytes need " +
+                          std::to_string(m.block_bytes + m.src_cap) + " bytes of shared memory; device '" +
+                          info.name + "' has " + std::to_string(info.max_shared_memory) +
+                          " (chunks written with the default 8 KiB blocks fit)");
+
+    const size_t full = n / block_elems, rest = (n % block_elems) - (n % block_elems) % 8;
+    const size_t per_frame = full + (rest ? 1 : 0) + (n % 8 ? 1 : 0);
+    m.block_capacity = per_frame * max_frames;
+    const uint64_t frame_bound = 12 + full * (4 + lz4_bound(block_elems * m.elem)) +
+                                 (rest ? 4 + lz4_bound(rest * m.elem) : 0) + (n % 8) * m.elem;
+    m.byte_capacity = max_compressed_bytes ? max_compressed_bytes : frame_bound * max_frames;
+
+    const uint64_t range = info.max_storage_buffer_range;
+    if (uint64_t(m.frame_bytes) * max_frames > range || m.byte_capacity > range)
+        throw Unsupported("Bslz4Decoder: a batch of " + std::to_string(max_frames) + " frames of " +
+                          std::to_string(m.frame_bytes) + " bytes (" + std::to_string(m.byte_capacity) +
+                          " compressed) exceeds device '" + info.name + "''s binding range of " +
+                          std::to_string(range) + " bytes; decode at most " +
+                          std::to_string(std::max<uint64_t>(1, range / std::max(frame_bound, uint64_t(m.frame_bytes)))) +
+                          " frames a batch");
+    // The kernel addresses bytes with 32-bit offsets.
+    if (m.byte_capacity >= (1ull << 32) || uint64_t(m.frame_bytes) * max_frames >= (1ull << 32))
+        throw Unsupported("Bslz4Decoder: batches of 4 GiB or more are not supported; decode fewer frames a batch");
+
+    m.src = Array::empty(ctx, Shape{size_t(round_up(m.byte_capacity, 4))}, DType::uint8);
+    // Empty arrays record no work, so a decoder may be made inside a Graph
+    // capture; the kernel bounds a table never pushed by the capacity.
+    m.table = Array::empty(ctx, Shape{table_header + 4 * m.block_capacity}, DType::uint32);
+    m.flags = Array::empty(ctx, Shape{m.block_capacity}, DType::uint32);
+    m.out = Array::empty(ctx, out_shape, dtype);
+    m.host_table.reserve(table_header + 4 * m.block_capacity);
+}
+
+Bslz4Decoder::~Bslz4Decoder() = default;
+Bslz4Decoder::Bslz4Decoder(Bslz4Decoder&&) noexcept = default;
+Bslz4Decoder& Bslz4Decoder::operator=(Bslz4Decoder&&) noexcept = default;
+
+void Bslz4Decoder::push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
+                        const std::string& label) {
+    Impl& m = *impl_;
+    if (chunk_sizes.size() > m.max_frames)
+        throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(chunk_sizes.size()) +
+                              " chunks given; the decoder takes at most " + std::to_string(m.max_frames) +
+                              " a batch");
+    size_t total = 0;
+    for (size_t s : chunk_sizes) total += s;
+    if (total != bytes.size())
+        throw InvalidArgument("Bslz4Decoder::push: the chunk sizes add up to " + std::to_string(total) +
+                              " bytes but " + std::to_string(bytes.size()) + " bytes were given");
+    if (total > m.byte_capacity)
+        throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(total) +
+                              " compressed bytes; the decoder holds at most " + std::to_string(m.byte_capacity) +
+                              " (give max_compressed_bytes, or fewer chunks a batch)");
+
+    m.host_table.assign(table_header, 0);
+    m.first_block.clear();
+    m.chunk_base.clear();
+    m.pushed_frames = m.pushed_blocks = 0;
+    m.label = label;
+    m.first_index = first_index;
+    size_t at = 0;
+    for (size_t k = 0; k < chunk_sizes.size(); ++k) {
+        const std::string name = chunk_name(k);
+        const auto chunk = bytes.subspan(at, chunk_sizes[k]);
+        const uint64_t announced = cpu::bslz4_uncompressed_size(chunk, name);
+        if (announced != m.frame_bytes)
+            throw IoError(name + ": the bitshuffle-LZ4 chunk holds " + std::to_string(announced) +
+                          " uncompressed bytes; frames of shape " + m.frame_shape.str() + " " +
+                          std::string(dtype_name(m.dtype)) + " take " + std::to_string(m.frame_bytes));
+        const auto blocks = cpu::bslz4_blocks(chunk, m.elem, name);
+        if (m.pushed_blocks + blocks.size() > m.block_capacity)
+            throw Unsupported(name + ": the chunk has " + std::to_string(blocks.size()) +
+                              " blocks, more than the decoder was sized for; create it with the block size "
+                              "the chunks were written with");
+        m.first_block.push_back(m.pushed_blocks);
+        m.chunk_base.push_back(at);
+        const uint64_t dst_base = uint64_t(k) * m.frame_bytes;
+        for (const auto& b : blocks) {
+            if (!b.raw && b.dst_size > m.block_bytes)
+                throw Unsupported(name + ": blocks of " + std::to_string(b.dst_size) +
+                                  " bytes; the decoder was made for blocks of at most " +
+                                  std::to_string(m.block_bytes) + " (give its block_size)");
+            m.host_table.push_back(uint32_t(at + b.src_offset));
+            m.host_table.push_back(b.src_size);
+            m.host_table.push_back(uint32_t(dst_base + b.dst_offset));
+            m.host_table.push_back(b.dst_size | (b.raw ? raw_bit : 0u));
+        }
+        m.pushed_blocks += blocks.size();
+        at += chunk_sizes[k];
+    }
+    m.pushed_frames = chunk_sizes.size();
+    m.host_table[0] = uint32_t(m.pushed_blocks);
+    prefix(m.table, m.host_table.size()).push(m.host_table.data(), m.host_table.size() * 4);
+    if (!bytes.empty()) prefix(m.src, bytes.size()).push(bytes.data(), bytes.size());
+}
+
+void Bslz4Decoder::push(std::span<const std::vector<uint8_t>> chunks, size_t first_index, const std::string& label) {
+    std::vector<uint8_t> all;
+    std::vector<size_t> sizes;
+    for (const auto& c : chunks) {
+        all.insert(all.end(), c.begin(), c.end());
+        sizes.push_back(c.size());
+    }
+    push(all, sizes, first_index, label);
+}
+
+void Bslz4Decoder::record() {
+    Impl& m = *impl_;
+    struct Push {
+        uint32_t src_bytes, dst_bytes, max_blocks;
+    } pc{uint32_t(m.src.nbytes()), uint32_t(m.out.nbytes()), uint32_t(m.block_capacity)};
+    static_assert(sizeof(Push) == 12);
+    const bool words = m.frame_bytes % 4 == 0;
+    ops::Dispatcher d(m.ctx->state(), "bslz4_decode", decode_local);
+    d.read(m.src).read(m.table).write(m.flags).write(m.out);
+    d.spec(uint32_t(m.src_cap)).spec(uint32_t(m.block_bytes)).spec(uint32_t(m.elem)).spec(words ? 1u : 0u);
+    const uint32_t groups = uint32_t(std::min<size_t>({m.block_capacity, 65535, m.ctx->device().max_workgroup_count[0]}));
+    d.push(pc).groups(std::max<uint32_t>(groups, 1)).record();
+}
+
+void Bslz4Decoder::check() const {
+    const Impl& m = *impl_;
+    if (m.pushed_blocks == 0) return;
+    const auto flags = prefix(m.flags, m.pushed_blocks).to_vector<uint32_t>();
+    for (size_t b = 0; b < flags.size(); ++b) {
+        if (flags[b] == 0) continue;
+        const size_t k = size_t(std::upper_bound(m.first_block.begin(), m.first_block.end(), b) - m.first_block.begin()) - 1;
+        const size_t last = k + 1 < m.first_block.size() ? m.first_block[k + 1] : m.pushed_blocks;
+        const size_t local = b - m.first_block[k];
+        const size_t at = m.host_table[table_header + 4 * b] - m.chunk_base[k];
+        throw IoError(chunk_name(k) + ": corrupt bitshuffle-LZ4 chunk: block " + std::to_string(local) + " of " +
+                      std::to_string(last - m.first_block[k]) + " (LZ4 data at byte " + std::to_string(at) +
+                      " of the chunk): " + reason(flags[b]) + " (found by the GPU decoder)");
+    }
+}
+
+std::string Bslz4Decoder::chunk_name(size_t k) const {
+    const Impl& m = *impl_;
+    return m.exact_name.empty() ? m.label + " " + std::to_string(m.first_index + k) : m.exact_name;
+}
+
+const Array& Bslz4Decoder::output() const { return impl_->out; }
+size_t Bslz4Decoder::frames_pushed() const { return impl_->pushed_frames; }
+size_t Bslz4Decoder::max_frames() const { return impl_->max_frames; }
+
+Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape shape, DType dtype,
+                       const std::string& name) {
+    const size_t elem = dtype_size(dtype);
+    // Parsing first gives header errors their usual messages and the block size.
+    const auto blocks = cpu::bslz4_blocks(chunk, elem, name);
+    size_t block_elems = 0;
+    for (const auto& b : blocks)
+        if (!b.raw) block_elems = std::max<size_t>(block_elems, b.dst_size / elem);
+    Bslz4Decoder dec(ctx, shape, dtype, 1, std::max<size_t>(chunk.size(), 1), block_elems);
+    const size_t sizes[1] = {chunk.size()};
+    dec.impl_->exact_name = name;
+    dec.push(chunk, sizes, 0, name);
+    dec.record();
+    dec.check();
+    return dec.output();
+}
+
+} // namespace kiln

@@ -1,0 +1,191 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+//! variants2: uint8 int8 uint16 int16 uint32 int32 float32 float64 x float32 float64
+// Azimuthal integration with per-bin kappa-sigma clipping (cpu::sigma_clip):
+// one workgroup per (bin, frame) makes passes over the bin's entries. Pass k
+// sums the entries that pass the tests |s/n - mean_j| <= cut_j of the passes
+// before it, and counts those the newest test drops; the tests are kept in
+// shared memory, so nothing per entry is stored between passes. Terms and
+// outputs as azim_integrate (fused mode).
+#include "dtype.glsl"
+#include "grid.glsl"
+
+layout(constant_id = 3) const uint HAS_DARK = 0;
+layout(constant_id = 4) const uint HAS_NORM = 0;
+layout(constant_id = 5) const uint ERROR_MODEL = 1;  // 1 poisson, 2 given variance
+layout(constant_id = 6) const uint UNIT_WEIGHTS = 0;
+layout(constant_id = 7) const uint HAS_DUMMY = 0;
+
+layout(std430, binding = 0) readonly buffer Indptr { uint indptr[]; };
+layout(std430, binding = 1) readonly buffer Cols { uint cols[]; };
+layout(std430, binding = 2) readonly buffer Weights { float weights[]; };
+layout(std430, binding = 3) readonly buffer Raw { T raw[]; };
+layout(std430, binding = 4) readonly buffer Dark { float dark[]; };
+layout(std430, binding = 5) readonly buffer Norm { float norm[]; };
+layout(std430, binding = 6) readonly buffer Var { float given_var[]; };
+layout(std430, binding = 7) writeonly buffer O0 { float o_intensity[]; };
+layout(std430, binding = 8) writeonly buffer O1 { float o_sem[]; };
+layout(std430, binding = 9) writeonly buffer O2 { float o_std[]; };
+layout(std430, binding = 10) writeonly buffer O3 { float o_signal[]; };
+layout(std430, binding = 11) writeonly buffer O4 { float o_variance[]; };
+layout(std430, binding = 12) writeonly buffer O5 { float o_norm[]; };
+layout(std430, binding = 13) writeonly buffer O6 { float o_norm_sq[]; };
+layout(std430, binding = 14) writeonly buffer O7 { float o_count[]; };
+layout(push_constant) uniform P {
+    uint pixels, bins, max_iter, pad0;
+    uvec2 dummy_lo, dummy_hi;
+    uvec2 kappa64;  // kappa as double bits (float64 accumulation)
+    float kappa32;  // kappa as float (compensated accumulation)
+    float empty;
+} p;
+
+#if defined(KILN_DTYPE_float64)
+#define W double
+#define W_OF(b) packDouble2x32(b)
+#elif defined(T_FLOAT)
+#define W float
+#define W_OF(b) uintBitsToFloat((b).x)
+#elif defined(T_INT)
+#define W int
+#define W_OF(b) int((b).x)
+#else
+#define W uint
+#define W_OF(b) (b).x
+#endif
+
+#if defined(KILN_DTYPE2_float64)
+#define Acc double
+Acc acc_zero() { return 0.0lf; }
+void acc_add(inout Acc a, U x) { a += x; }
+void acc_merge(inout Acc a, Acc b) { a += b; }
+U acc_value(Acc a) { return a; }
+U kappa() { return packDouble2x32(p.kappa64); }
+#else
+#define Acc vec2
+Acc acc_zero() { return vec2(0.0); }
+void acc_add(inout Acc a, float x) {
+    precise float t = a.x + x;
+    precise float e = abs(a.x) >= abs(x) ? (a.x - t) + x : (x - t) + a.x;
+    a.x = t;
+    a.y += e;
+}
+void acc_merge(inout Acc a, Acc b) {
+    acc_add(a, b.x);
+    a.y += b.y;
+}
+U acc_value(Acc a) { return a.x + a.y; }
+U kappa() { return p.kappa32; }
+#endif
+
+bool finite_u(U x) { return !isnan(x) && !isinf(x); }
+
+bool terms(uint base, uint px, out U s, out U v, out U n) {
+    const T r = raw[base + px];
+    s = U(0);
+    v = U(0);
+    n = U(0);
+    if (HAS_DUMMY != 0u) {
+        const W w = W(r);
+        if (w >= W_OF(p.dummy_lo) && w <= W_OF(p.dummy_hi)) return false;
+    }
+    const U rv = U(r);
+    const U d = HAS_DARK != 0u ? U(dark[px]) : U(0);
+    const U nv = HAS_NORM != 0u ? U(norm[px]) : U(1);
+    U var = U(0);
+    if (ERROR_MODEL == 1u) var = max(rv, U(1)) + d;
+    if (ERROR_MODEL == 2u) var = U(given_var[px]);
+    const U sig = rv - d;
+    if (!finite_u(sig) || !finite_u(nv) || !finite_u(var) || nv == U(0)) return false;
+    s = sig;
+    v = var;
+    n = nv;
+    return true;
+}
+
+const uint MAX_SUBGROUPS = 64;
+const uint MAX_ITER = 64;
+const uint N = 6;  // signal, variance, norm, norm^2, count, dropped
+shared Acc s_part[N][MAX_SUBGROUPS];
+shared U s_tot[N];
+shared U s_mean[MAX_ITER], s_cut[MAX_ITER];
+
+// Sums the six values over the workgroup into s_tot (every invocation reads
+// them after), and sets test `next` from the totals.
+void reduce(inout Acc a[N], uint next) {
+    for (uint o = gl_SubgroupSize / 2u; o > 0u; o >>= 1u)
+        [[unroll]] for (uint k = 0u; k < N; ++k) acc_merge(a[k], subgroupShuffleXor(a[k], o));
+    if (gl_SubgroupInvocationID == 0u)
+        [[unroll]] for (uint k = 0u; k < N; ++k) s_part[k][gl_SubgroupID] = a[k];
+    memoryBarrierShared();
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) {
+        for (uint g = 1u; g < gl_NumSubgroups; ++g)
+            [[unroll]] for (uint k = 0u; k < N; ++k) acc_merge(a[k], s_part[k][g]);
+        [[unroll]] for (uint k = 0u; k < N; ++k) s_tot[k] = acc_value(a[k]);
+        if (next < MAX_ITER && s_tot[2] != U(0)) {
+            s_mean[next] = s_tot[0] / s_tot[2];
+            s_cut[next] = kappa() * sqrt(s_tot[1] / s_tot[3]);
+        }
+    }
+    memoryBarrierShared();
+    barrier();
+}
+
+void main() {
+    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    const uint frame = gl_WorkGroupID.y;
+    const uint base = frame * p.pixels;
+    for (uint bin = gl_WorkGroupID.x; bin < p.bins; bin += gl_NumWorkGroups.x) {
+        const uint start = indptr[bin], end = indptr[bin + 1u];
+        uint tests = 0u;
+        for (;;) {
+            Acc a[N];
+            [[unroll]] for (uint k = 0u; k < N; ++k) a[k] = acc_zero();
+            for (uint e = start + lid; e < end; e += wg) {
+                U s, v, n;
+                if (!terms(base, cols[e], s, v, n)) continue;
+                const U x = s / n;
+                // Dropped by an earlier test: gone; by the newest one: counted.
+                bool kept = true;
+                for (uint j = 0u; j + 1u < tests && kept; ++j) kept = !(abs(x - s_mean[j]) > s_cut[j]);
+                if (!kept) continue;
+                if (tests > 0u && abs(x - s_mean[tests - 1u]) > s_cut[tests - 1u]) {
+                    acc_add(a[5], U(1));
+                    continue;
+                }
+                const U c = U(UNIT_WEIGHTS != 0u ? 1.0 : weights[e]);
+                acc_add(a[0], c * s);
+                acc_add(a[1], c * c * v);
+                acc_add(a[2], c * n);
+                acc_add(a[3], c * c * n * n);
+                acc_add(a[4], c);
+            }
+            reduce(a, tests);
+            const bool none_dropped = tests > 0u && s_tot[5] == U(0);
+            if (none_dropped || tests == p.max_iter || s_tot[2] == U(0)) break;
+            ++tests;
+        }
+        if (lid == 0u) {
+            const U ss = s_tot[0], sv = s_tot[1], sn = s_tot[2], snn = s_tot[3], cnt = s_tot[4];
+            const uint o = frame * p.bins + bin;
+            o_signal[o] = float(ss);
+            o_variance[o] = float(sv);
+            o_norm[o] = float(sn);
+            o_norm_sq[o] = float(snn);
+            o_count[o] = float(cnt);
+            if (sn != U(0)) {
+                o_intensity[o] = float(ss / sn);
+                o_sem[o] = float(sqrt(sv) / sn);
+                o_std[o] = float(sqrt(sv / snn));
+            } else {
+                o_intensity[o] = p.empty;
+                o_sem[o] = p.empty;
+                o_std[o] = p.empty;
+            }
+        }
+        barrier();  // s_tot is read above before the next bin's passes write it
+    }
+}
