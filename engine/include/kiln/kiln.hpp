@@ -12,6 +12,8 @@
 #include "kiln/histogram.hpp"
 #include "kiln/host_array.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/label.hpp"
+#include "kiln/measure.hpp"
 #include "kiln/pinned.hpp"
 #include "kiln/primes.hpp"
 #include "kiln/profile.hpp"

@@ -1,0 +1,100 @@
+// The astronomy workloads of REFERENCE.md on the synthetic sky:
+//   W8  connected component labelling of the 5-sigma mask, 4-connectivity;
+//   W9  measurements (sum and centre of mass among them) of every label.
+// The mask is the one bench/compare.py gives CuPy and SciPy: image > 5 * the
+// kappa-sigma clipped std. Both results are checked against the CPU refs.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "bench.hpp"
+#include "cpu/clip.hpp"
+#include "cpu/label.hpp"
+#include "cpu/measure.hpp"
+#include "cpu/sky.hpp"
+#include "kiln/label.hpp"
+#include "kiln/measure.hpp"
+
+namespace kiln::bench {
+
+namespace {
+
+struct Sky {
+    HostArray image, mask;
+    cpu::LabelResult labels;
+};
+
+// The inputs of W8/W9, made once per size (the CPU labelling is slow).
+const Sky& sky(Size size) {
+    static std::unique_ptr<Sky> cache[2];
+    auto& s = cache[size == Size::full];
+    if (!s) {
+        cpu::SkyParams p;
+        if (size == Size::small) {
+            p.size = 256;
+            p.n_compact = 40;
+            p.n_shells = 2;
+        }
+        s = std::make_unique<Sky>();
+        s->image = cpu::synthetic_sky(p);
+        const double limit = 5 * cpu::kappa_sigma_clip(s->image).std;
+        s->mask = HostArray(s->image.shape, DType::uint8);
+        for (size_t i = 0; i < s->image.size(); ++i)
+            s->mask.as<uint8_t>()[i] = s->image.as<float>()[i] > limit;
+        s->labels = cpu::label(s->mask);
+    }
+    return *s;
+}
+
+Register w8{{"W8", "label 2048^2 5-sigma mask, 4-connectivity", "astro",
+             [](Context& ctx, Size size, int n) {
+                 const Sky& s = sky(size);
+                 Array mask = Array::from_host(ctx, s.mask);
+                 LabelsAsync out;
+                 Result r;
+                 take_times(r, benchmark(
+                                   ctx, [&] { out = label_async(mask, 4); }, n, 3));
+                 r.metrics["labels"] = s.labels.count;
+                 r.metrics["Gpix/s"] = double(s.mask.size()) / (r.gpu_ms * 1e-3) / 1e9;
+                 r.checked = true;
+                 const int32_t count = out.count.to_vector<int32_t>()[0];
+                 const auto got = out.labels.to_vector<int32_t>();
+                 const auto want = s.labels.labels.as<int32_t>();
+                 r.ok = count == s.labels.count && std::equal(got.begin(), got.end(), want.begin());
+                 if (!r.ok)
+                     r.note = "labels differ from cpu::label (count " + std::to_string(count) + ")";
+                 return r;
+             }}};
+
+Register w9{
+    {"W9", "measure all labels (sum, centre of mass, ...)", "astro",
+     [](Context& ctx, Size size, int n) {
+         const Sky& s = sky(size);
+         Array image = Array::from_host(ctx, s.image);
+         Array labels = Array::from_host(ctx, s.labels.labels);
+         std::vector<LabelStats> got;
+         Result r;
+         take_times(r, benchmark(
+                           ctx, [&] { got = measure_async(image, labels, s.labels.count).stats(); },
+                           n, 3));
+         r.metrics["labels"] = s.labels.count;
+         r.checked = true;
+         const auto want = cpu::measure(s.image, s.labels.labels);
+         r.ok = got.size() == want.size();
+         for (size_t k = 0; r.ok && k < got.size(); ++k) {
+             auto close = [](double a, double b) {
+                 return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+             };
+             r.ok = got[k].count == want[k].count && close(got[k].sum, want[k].sum) &&
+                    close(got[k].center_of_mass[1], want[k].center_of_mass[1]) &&
+                    close(got[k].center_of_mass[2], want[k].center_of_mass[2]) &&
+                    got[k].bbox_stop == want[k].bbox_stop && got[k].max_pos == want[k].max_pos;
+             if (!r.ok) r.note = "label " + std::to_string(k + 1) + " differs from cpu::measure";
+         }
+         return r;
+     }}};
+
+}  // namespace
+
+}  // namespace kiln::bench

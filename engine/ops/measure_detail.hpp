@@ -1,0 +1,36 @@
+#pragma once
+// Internals of the per-label measurements, for measure*.cpp and the tests.
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kiln/measure.hpp"
+
+namespace kiln::ops {
+
+/// Words per slot of the raw table (measure_reduce.comp's ROW): 6 sums of 2
+/// words, count, min/max index, box (x, y, z), min and max, 3 spare.
+constexpr uint32_t row_words = 28;
+
+/// Which result slot each label value feeds. Without keys, label l feeds
+/// slot l - 1 for 1 <= l <= nslots; with keys (sorted, unique), label
+/// keys[k] feeds key_slots[k]. Other labels are not measured.
+struct SlotMap {
+    uint32_t nslots = 0;
+    std::vector<int32_t> keys, key_slots;
+};
+
+/// Records the measurement passes of image over int32 labels into nslots
+/// slots and returns the raw table (not yet read back). Slots of at most
+/// `small` pixels are reduced by one invocation each, larger ones by
+/// workgroups (unset: the device's default).
+Measurements::Raw record_measure(const Array& image, const Array& labels, const SlotMap& map,
+                                 bool float64, std::optional<uint32_t> small = std::nullopt);
+
+/// measure() with the accumulator and the small-slot limit (see
+/// record_measure) chosen by the caller: the tests run every path on one device.
+std::vector<LabelStats> measure_with(const Array& image, const Array& labels,
+                                     std::span<const int32_t> index, bool float64,
+                                     std::optional<uint32_t> small = std::nullopt);
+
+}  // namespace kiln::ops

@@ -1,0 +1,349 @@
+// GPU per-label measurements against kiln::cpu::measure (itself checked
+// against scipy.ndimage) and the SciPy fixtures: every image dtype, label
+// images from label() and by hand, index lists, NaN pixels, ties, labels
+// small and large enough for every reduction path, both accumulators.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "cpu/label.hpp"
+#include "cpu/measure.hpp"
+#include "kiln/label.hpp"
+#include "kiln/measure.hpp"
+#include "ops/measure_detail.hpp"
+#include "support.hpp"
+
+using namespace kiln;
+
+namespace {
+
+struct Expected {
+    int32_t label;
+    int64_t count;
+    double sum, mean, variance, std, min, max;
+    std::array<int64_t, 3> min_pos, max_pos;
+    std::array<double, 3> center_of_mass;
+    std::array<int64_t, 3> bbox_start, bbox_stop;
+};
+
+struct MeasureCase {
+    const char* name;
+    std::vector<size_t> shape;
+    const char* image_dtype;
+    std::vector<double> image;
+    const char* label_dtype;
+    std::vector<double> labels;
+    std::vector<int32_t> index;
+    std::vector<Expected> expected;
+};
+
+const MeasureCase scipy_cases[] = {
+#include "data/astro/measure_cases.inc"
+};
+
+constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
+
+HostArray from_doubles(const std::vector<size_t>& dims, DType dtype,
+                       const std::vector<double>& values) {
+    HostArray a(Shape::of(dims.size(), dims.data()), dtype);
+    visit_dtype(dtype, [&](auto t) {
+        using T = decltype(t);
+        auto out = a.as<T>();
+        for (size_t i = 0; i < values.size(); ++i) out[i] = T(values[i]);
+    });
+    return a;
+}
+
+// |got - want| <= rtol * scale, NaN only for NaN.
+void check_near(double got, double want, double rtol, double scale) {
+    if (std::isnan(want)) {
+        CHECK(std::isnan(got));
+        return;
+    }
+    INFO("got " << got << " want " << want);
+    CHECK(std::abs(got - want) <= rtol * std::max(scale, std::abs(want)));
+}
+
+// Integer results exactly; sums to rtol of their size (the GPU adds in
+// another order), the variance to rtol of the squared value range.
+void require_stats(const std::vector<LabelStats>& got, const std::vector<LabelStats>& want,
+                   double rtol) {
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+        const LabelStats &g = got[k], &w = want[k];
+        INFO("entry " << k << " label " << w.label << " count " << w.count);
+        CHECK(g.label == w.label);
+        CHECK(g.count == w.count);
+        const double range = std::isnan(w.min) ? 0 : std::max(std::abs(w.min), std::abs(w.max));
+        check_near(g.sum, w.sum, rtol, range * double(w.count));
+        check_near(g.mean, w.mean, rtol, range);
+        check_near(g.variance, w.variance, rtol, range * range);
+        check_near(g.std, w.std, std::sqrt(rtol), range);
+        if (std::isnan(w.min)) {
+            CHECK(std::isnan(g.min));
+            CHECK(std::isnan(g.max));
+        } else {
+            CHECK(g.min == w.min);
+            CHECK(g.max == w.max);
+        }
+        CHECK(g.min_pos == w.min_pos);
+        CHECK(g.max_pos == w.max_pos);
+        for (int d = 0; d < 3; ++d) check_near(g.center_of_mass[d], w.center_of_mass[d], rtol, 1);
+        CHECK(g.bbox_start == w.bbox_start);
+        CHECK(g.bbox_stop == w.bbox_stop);
+    }
+}
+
+// Measures on the GPU with both accumulators and requires the CPU's table;
+// also with every label reduced by workgroups, and by single invocations up
+// to 64 pixels (a GPU and a CPU driver pick one of these by default).
+void require_same(const Context& ctx, const HostArray& image, const HostArray& labels,
+                  std::span<const int32_t> index = {}) {
+    const auto want = cpu::measure(image, labels, index);
+    Array img = Array::from_host(ctx, image), lab = Array::from_host(ctx, labels);
+    {
+        INFO("float64 accumulation");
+        require_stats(measure(img, lab, index), want, 1e-12);
+    }
+    for (uint32_t small : {0u, 64u}) {
+        INFO("float64 accumulation, small slots up to " << small);
+        require_stats(ops::measure_with(img, lab, index, true, small), want, 1e-12);
+    }
+    if (image.dtype != DType::float64) {  // float64 images take float64 accumulation only
+        INFO("compensated float32 accumulation");
+        require_stats(ops::measure_with(img, lab, index, false), want, 2e-6);
+    }
+}
+
+// Random positive values (the centre of mass is well conditioned), with
+// repeated values so min/max ties occur.
+HostArray random_image(Shape shape, DType t, uint64_t seed) {
+    HostArray u = test::random(shape, DType::float64, seed, 1, 100);
+    HostArray a(shape, t);
+    visit_dtype(t, [&](auto z) {
+        using T = decltype(z);
+        auto out = a.as<T>();
+        for (size_t i = 0; i < out.size(); ++i) {
+            const double v = u.as<double>()[i];
+            out[i] = dtype_is_float(t) ? T(v) : T(std::floor(v / 4));  // integers: 0..24, many ties
+        }
+    });
+    return a;
+}
+
+HostArray random_mask(Shape shape, double density, uint64_t seed) {
+    HostArray u = test::random(shape, DType::float64, seed, 0, 1);
+    HostArray m(shape, DType::uint8);
+    for (size_t i = 0; i < m.size(); ++i) m.as<uint8_t>()[i] = u.as<double>()[i] < density;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("measure equals scipy.ndimage on the SciPy fixtures", "[ops][measure]") {
+    Context ctx = test::context();
+    for (const MeasureCase& c : scipy_cases) {
+        INFO(c.name);
+        const HostArray image = from_doubles(c.shape, parse_dtype(c.image_dtype), c.image);
+        const HostArray labels = from_doubles(c.shape, parse_dtype(c.label_dtype), c.labels);
+        const auto got =
+            measure(Array::from_host(ctx, image), Array::from_host(ctx, labels), c.index);
+        REQUIRE(got.size() == c.expected.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+            const LabelStats& s = got[k];
+            const Expected& e = c.expected[k];
+            INFO("label " << e.label);
+            CHECK(s.label == e.label);
+            CHECK(s.count == e.count);
+            for (auto [g, w] : {std::pair{s.sum, e.sum},
+                                {s.mean, e.mean},
+                                {s.variance, e.variance},
+                                {s.std, e.std},
+                                {s.center_of_mass[0], e.center_of_mass[0]},
+                                {s.center_of_mass[1], e.center_of_mass[1]},
+                                {s.center_of_mass[2], e.center_of_mass[2]}}) {
+                if (std::isnan(w))
+                    CHECK(std::isnan(g));
+                else
+                    CHECK(g == Approx(w).epsilon(1e-11).margin(1e-12));
+            }
+            CHECK(s.min == e.min);
+            CHECK(s.max == e.max);
+            CHECK(s.min_pos == e.min_pos);
+            CHECK(s.max_pos == e.max_pos);
+            CHECK(s.bbox_start == e.bbox_start);
+            CHECK(s.bbox_stop == e.bbox_stop);
+        }
+        // And against the CPU reference, with the compensated float32 path too.
+        require_same(ctx, image, labels, c.index);
+    }
+}
+
+// Every rank for each image dtype of a group (one test case per group keeps
+// each case's share of kernel compilations small on lavapipe).
+void every_rank(std::initializer_list<DType> dtypes) {
+    Context ctx = test::context();
+    for (Shape s : {Shape{1031}, Shape{127, 129}, Shape{9, 17, 19}})
+        for (DType t : dtypes) {
+            INFO(s.str() << " " << dtype_name(t));
+            const HostArray labels = cpu::label(random_mask(s, 0.45, 5)).labels;
+            require_same(ctx, random_image(s, t, 6), labels);
+        }
+}
+
+TEST_CASE("measure matches the CPU reference for float images of every rank", "[ops][measure]") {
+    every_rank({DType::float32, DType::float64});
+}
+
+TEST_CASE("measure matches the CPU reference for signed integer images", "[ops][measure]") {
+    every_rank({DType::int8, DType::int16, DType::int32});
+}
+
+TEST_CASE("measure matches the CPU reference for unsigned integer images", "[ops][measure]") {
+    every_rank({DType::uint8, DType::uint16, DType::uint32});
+}
+
+TEST_CASE("measure of label() results: small, segmented and huge labels", "[ops][measure]") {
+    Context ctx = test::context();
+    // Components from one pixel to all of a 300x301 image: every label size
+    // crosses the one-invocation (<= 64 pixels) and segment (2048) limits.
+    HostArray mask(Shape{300, 301}, DType::uint8);
+    auto m = mask.as<uint8_t>();
+    for (size_t y = 0; y < 300; ++y)
+        for (size_t x = 0; x < 301; ++x) {
+            const bool bar = x % 10 < 8 && y + 1 < 9 * (x / 10 + 1);  // 64, 136, ..., 2152 pixels
+            m[y * 301 + x] = (x == 300 || bar) ? 1 : 0;
+        }
+    const HostArray image = random_image(mask.shape, DType::float32, 9);
+    Array img = Array::from_host(ctx, image);
+    Labels l = label(Array::from_host(ctx, mask));
+    const cpu::LabelResult want_labels = cpu::label(mask);
+    REQUIRE(l.count == want_labels.count);
+    require_stats(measure(img, l), cpu::measure(image, want_labels.labels), 1e-12);
+    // One label over the whole image.
+    const HostArray ones = HostArray::from(mask.shape, std::vector<int32_t>(mask.size(), 1));
+    require_same(ctx, image, ones);
+}
+
+TEST_CASE("measure skips NaN pixels and gives empty labels NaN statistics", "[ops][measure]") {
+    Context ctx = test::context();
+    HostArray image = random_image(Shape{61, 67}, DType::float64, 12);
+    HostArray labels = cpu::label(random_mask(Shape{61, 67}, 0.5, 13)).labels;
+    for (size_t i = 0; i < image.size(); i += 5) image.as<double>()[i] = nan_v;
+    // A label whose every pixel is NaN, and the first pixel of many labels NaN.
+    image.as<double>()[0] = nan_v;
+    labels.as<int32_t>()[0] = 999;
+    std::vector<int32_t> index = {999, 1, 3, 2, 3, 0, -4, 12345};
+    require_same(ctx, image, labels, index);
+    require_same(ctx, image, labels);
+    const auto got = measure(Array::from_host(ctx, image), Array::from_host(ctx, labels), index);
+    CHECK(got[0].count == 0);
+    CHECK(std::isnan(got[0].mean));
+    CHECK(std::isnan(got[0].min));
+    CHECK(got[0].bbox_start == got[0].bbox_stop);
+    CHECK(got[7].label == 12345);
+    CHECK(got[7].count == 0);
+    CHECK(got[5].label == 0);  // the background, measured when asked for
+    CHECK(got[5].count > 0);
+}
+
+TEST_CASE("measure breaks min/max ties by the first pixel in raster order", "[ops][measure]") {
+    Context ctx = test::context();
+    // All values equal: min and max are the label's first pixel.
+    HostArray image = HostArray::from(Shape{40, 50}, std::vector<float>(2000, 3.0f));
+    image.as<float>()[1234] = -0.0f;  // equal to 0.0, and first among them
+    image.as<float>()[1500] = 0.0f;
+    image.as<float>()[1700] = 0.0f;
+    HostArray labels = HostArray::from(Shape{40, 50}, std::vector<int32_t>(2000, 1));
+    for (size_t i = 0; i < 2000; i += 3) labels.as<int32_t>()[i] = 2;
+    const auto got = measure(Array::from_host(ctx, image), Array::from_host(ctx, labels));
+    require_stats(got, cpu::measure(image, labels), 1e-12);
+    CHECK(got[0].max_pos == std::array<int64_t, 3>{0, 0, 1});
+    CHECK(got[1].max_pos == std::array<int64_t, 3>{0, 0, 0});
+    CHECK(std::signbit(got[0].min));  // the -0.0 at index 1234 (label 1) comes first
+}
+
+TEST_CASE("measure keeps the variance of values far from zero", "[ops][measure]") {
+    Context ctx = test::context();
+    HostArray image = test::random(Shape{127, 129}, DType::float64, 14, 1e6, 1e6 + 1e-3);
+    HostArray labels = cpu::label(random_mask(image.shape, 0.6, 15)).labels;
+    const auto want = cpu::measure(image, labels);
+    const auto got = measure(Array::from_host(ctx, image), Array::from_host(ctx, labels));
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+        INFO("label " << want[k].label);
+        CHECK(got[k].variance == Approx(want[k].variance).epsilon(1e-6).margin(1e-18));
+    }
+}
+
+TEST_CASE("measure takes any integer label dtype", "[ops][measure]") {
+    Context ctx = test::context();
+    const HostArray image = random_image(Shape{33, 35}, DType::float32, 16);
+    const HostArray l32 = cpu::label(random_mask(image.shape, 0.5, 17)).labels;
+    for (DType t : {DType::int8, DType::uint8, DType::int16, DType::uint16, DType::uint32}) {
+        INFO(dtype_name(t));
+        HostArray l(image.shape, t);
+        visit_dtype(t, [&](auto z) {
+            using T = decltype(z);
+            for (size_t i = 0; i < l.size(); ++i) l.as<T>()[i] = T(l32.as<int32_t>()[i] % 100);
+        });
+        require_same(ctx, image, l);
+        const std::vector<int32_t> index{5, 1, 0};
+        require_same(ctx, image, l, index);
+    }
+    // Negative labels are not measured without an index.
+    HostArray neg = l32;
+    for (size_t i = 0; i < neg.size(); i += 2) neg.as<int32_t>()[i] = -neg.as<int32_t>()[i];
+    require_same(ctx, image, neg);
+}
+
+TEST_CASE("measure_async records without waiting and runs in a graph", "[ops][measure]") {
+    Context ctx = test::context();
+    const HostArray mask = random_mask(Shape{64, 70}, 0.5, 18);
+    const HostArray h1 = random_image(mask.shape, DType::float32, 19),
+                    h2 = random_image(mask.shape, DType::float32, 20);
+    const cpu::LabelResult l = cpu::label(mask);
+    Array img = Array::from_host(ctx, h1), lab = Array::from_host(ctx, l.labels);
+    Graph g(ctx);
+    Measurements m;
+    {
+        auto capture = g.capture();
+        m = measure_async(img, lab, l.count);
+    }
+    CHECK(m.size() == size_t(l.count));
+    for (const HostArray* h : {&h1, &h2}) {
+        img.push(h->bytes.data(), h->bytes.size());
+        g.run();
+        require_stats(m.stats(), cpu::measure(*h, l.labels), 1e-12);
+    }
+    CHECK(measure_async(img, lab, 0).stats().empty());
+}
+
+TEST_CASE("measure rejects bad input clearly and the context stays usable", "[ops][measure]") {
+    Context ctx = test::context();
+    Array img = Array::zeros(ctx, Shape{4, 5});
+    Array lab = Array::zeros(ctx, Shape{4, 5}, DType::int32);
+    CHECK_THROWS_WITH(measure(img, Array::zeros(ctx, Shape{5, 4}, DType::int32)),
+                      Catch::Contains("(4, 5)") && Catch::Contains("differ"));
+    CHECK_THROWS_AS(measure(img, Array::zeros(ctx, Shape{4, 5})), InvalidArgument);
+    CHECK_THROWS_WITH(measure(img, Array::zeros(ctx, Shape{4, 5})),
+                      Catch::Contains("integer label image"));
+    CHECK_THROWS_WITH(measure(img, Array::full(ctx, Shape{4, 5}, 3e9, DType::uint32)),
+                      Catch::Contains("3000000000") && Catch::Contains("int32 range"));
+    CHECK_THROWS_WITH(measure(img, Array::full(ctx, Shape{4, 5}, 2e9, DType::int32)),
+                      Catch::Contains("pass an index"));
+    CHECK_THROWS_WITH(measure_async(img, Array::zeros(ctx, Shape{4, 5}, DType::int16), 1),
+                      Catch::Contains("int32"));
+    CHECK_THROWS_WITH(measure_async(img, lab, -1), Catch::Contains("negative"));
+    CHECK_THROWS_WITH(measure(Array(), lab), Catch::Contains("null"));
+    CHECK_THROWS_AS(
+        ops::measure_with(Array::zeros(ctx, Shape{4, 5}, DType::float64), lab, {}, false),
+        Unsupported);
+    // Empty label images give empty tables; explicit labels give empty rows.
+    CHECK(measure(img, lab).empty());
+    CHECK(measure(img, Labels{lab, 0}).empty());
+    const std::vector<int32_t> index{3};
+    CHECK(measure(img, lab, index).at(0).count == 0);
+    require_same(ctx, random_image(Shape{13}, DType::float32, 1),
+                 cpu::label(random_mask(Shape{13}, 0.5, 2)).labels);
+}
