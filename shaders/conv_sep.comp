@@ -1,0 +1,213 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+//! variants: float32 float64
+// A separable convolution of a (B, H, W) array (C order), one pass along y
+// and one along x in one dispatch:
+//   out[b, m, n] = sum_k wx[k] * mid[b, m, n + ox - k]
+//   mid[b, m, q] = sum_j wy[j] * in[b, m + oy - j, q]   (q mapped by the x mode)
+// Rows and columns outside the input are taken as the modes say; a
+// column outside in constant mode gives mid = cval_mid (cval for ndimage's
+// pass after pass, cval * sum(wy) for a 2-D fill). KX == 1: the y pass alone.
+// KY == 1: the x pass alone, its windows read straight from memory.
+//
+// Each workgroup makes a tile of TH x TW outputs. Stage 1 runs the y pass
+// down the tile's columns (and the KX - 1 halo columns), each invocation PY
+// consecutive rows from PY + KY - 1 coalesced loads, into shared memory.
+// Stage 2 runs the x pass, each invocation PX consecutive outputs from one
+// window of PX + KX - 1 values. Shared memory holds a row's column c at
+// (c % PX) * S + c / PX, so that both stages' accesses are free of bank
+// conflicts. Tap counts, the tile shape and where the weights are are
+// specialization constants, so the loops unroll and the weights' indices are
+// constants; modes and weights' values come in push constants, so that they
+// cost no new pipeline.
+#include "dtype.glsl"
+#include "grid.glsl"
+
+layout(constant_id = 3) const uint KY = 1;       // taps along y
+layout(constant_id = 4) const uint KX = 1;       // taps along x
+layout(constant_id = 5) const uint PY = 1;       // output rows per invocation
+layout(constant_id = 6) const uint NV = 1;       // 16-byte vectors of outputs per invocation
+// Where the weights are: 0 push constants, 1 the buffer, 2 all ones. Known
+// when the pipeline is made, their indices are constants: push-constant
+// weights become operands of the multiply-adds, no registers.
+layout(constant_id = 7) const uint WSRC_Y = 0;
+layout(constant_id = 8) const uint WSRC_X = 0;
+layout(constant_id = 9) const uint SYM_Y = 0;    // 1: only w[0 .. K/2] stored, w[j] = w[K-1-j]
+layout(constant_id = 10) const uint SYM_X = 0;
+
+#if defined(KILN_DTYPE_float64)
+#define V dvec2
+const uint VW = 2;
+#else
+#define V vec4
+const uint VW = 4;
+#endif
+
+layout(std430, binding = 0) readonly buffer In { T src[]; };
+// The same buffer by 16-byte vectors, for the lone x pass's windows.
+layout(std430, binding = 0) readonly buffer InV { V srcv[]; };
+layout(std430, binding = 1) writeonly buffer Out { T dst[]; };
+// The same buffer by 16-byte vectors: stage 2 stores its PX consecutive
+// outputs as vectors when every row starts on one (OW % VW == 0).
+layout(std430, binding = 1) writeonly buffer OutV { V dstv[]; };
+layout(std430, binding = 2) readonly buffer Wt { T wbuf[]; };
+layout(push_constant) uniform P {
+    uvec2 cval;      // T bits
+    uvec2 cval_mid;  // T bits
+    uint B, H, W, OH, OW;
+    int oy, ox;
+    uint modes;      // y | x << 4: 0 constant, 1 reflect, 2 nearest, 3 mirror, 4 wrap
+    uint w[20];      // weights as T bits (two words each for float64)
+} p;
+
+const uint LX = gl_WorkGroupSize.x;
+const uint LY = gl_WorkGroupSize.y;
+const uint PX = NV * VW;
+const uint TW = LX * PX;
+const uint TH = LY * PY;
+const uint MIDW = TW + KX - 1;
+// A row of the intermediate: PX runs of S values, S = 8 (mod 32) so that
+// stage 1's stores of LX consecutive columns spread over the banks.
+const uint S0 = (MIDW + PX - 1) / PX;
+const uint S = S0 + (40 - S0 % 32) % 32;
+const uint ROW = PX * S;
+// The lone x pass's window in 16-byte vectors.
+const uint NWIN = (PX + KX - 1 + VW - 1) / VW;
+shared T mid[KX > 1 && KY > 1 ? TH * ROW : 1];
+
+// Index read for position i of an axis of n under mode, or -1 for the constant.
+int ext_index(int i, int n, uint mode) {
+    if (i >= 0 && i < n) return i;
+    if (mode == 0) return -1;
+    if (mode == 2) return i < 0 ? 0 : n - 1;
+    if (mode == 4) return i >= 0 ? i % n : n - 1 - (-i - 1) % n;
+    if (mode == 3) {
+        if (n == 1) return 0;
+        int period = 2 * n - 2, k = abs(i) % period;
+        return k >= n ? period - k : k;
+    }
+    int k = (i >= 0 ? i : -i - 1) % (2 * n);
+    return k >= n ? 2 * n - 1 - k : k;
+}
+
+T weight(uint src, uint i) {
+    if (src == 2) return T(1);
+    if (src == 1) return wbuf[i];
+#if defined(KILN_DTYPE_float64)
+    return packDouble2x32(uvec2(p.w[2 * i], p.w[2 * i + 1]));
+#else
+    return uintBitsToFloat(p.w[i]);
+#endif
+}
+
+// x follows y's stored weights when both come from the same place.
+const uint WOFF_X = WSRC_X == WSRC_Y ? (SYM_Y != 0 ? (KY + 1) / 2 : KY) : 0;
+T wy(uint j) { return weight(WSRC_Y, SYM_Y != 0 ? min(j, KY - 1 - j) : j); }
+T wx(uint k) { return weight(WSRC_X, WOFF_X + (SYM_X != 0 ? min(k, KX - 1 - k) : k)); }
+
+void main() {
+    const T cval = SCALAR_T(p.cval), cval_mid = SCALAR_T(p.cval_mid);
+    const uint mode_y = p.modes & 15, mode_x = p.modes >> 4;
+    const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    const uint tiles_x = (p.OW + TW - 1) / TW, tiles_y = (p.OH + TH - 1) / TH;
+    for (uint b = gl_WorkGroupID.z; b < p.B; b += gl_NumWorkGroups.z)
+    for (uint tile_y = gl_WorkGroupID.y; tile_y < tiles_y; tile_y += gl_NumWorkGroups.y)
+    for (uint tile_x = gl_WorkGroupID.x; tile_x < tiles_x; tile_x += gl_NumWorkGroups.x) {
+        const uint base = b * p.H * p.W, out_base = b * p.OH * p.OW;
+        const int m0 = int(tile_y * TH), n0 = int(tile_x * TW);
+        const int row0 = m0 + int(ty * PY) + p.oy - int(KY - 1);
+        // Whether every row the tile reads is inside: then no mapping.
+        const bool rows_inside = m0 + p.oy - int(KY - 1) >= 0 && m0 + int(TH) + p.oy <= int(p.H);
+        // Stage 1: the y pass down the tile's columns (with KX == 1 straight
+        // to the output, times the single wx), and the halo's.
+        const int q0 = n0 + p.ox - int(KX - 1);
+        const uint columns = KX == 1 ? min(TW, uint(max(int(p.OW) - n0, 0))) : KY > 1 ? MIDW : 0;
+        for (uint s = tx; s < columns; s += LX) {
+            const int col = ext_index(q0 + int(s), int(p.W), mode_x);
+            T acc[PY];
+            [[unroll]] for (uint i = 0; i < PY; ++i) acc[i] = col < 0 ? cval_mid : T(0);
+            if (col >= 0) {
+                // All loads first, so that they are in flight together.
+                T v[PY + KY - 1];
+                if (rows_inside) {
+                    [[unroll]] for (uint t = 0; t < PY + KY - 1; ++t)
+                        v[t] = src[base + uint(row0 + int(t)) * p.W + uint(col)];
+                } else {
+                    [[unroll]] for (uint t = 0; t < PY + KY - 1; ++t) {
+                        const int r = ext_index(row0 + int(t), int(p.H), mode_y);
+                        v[t] = r < 0 ? cval : src[base + uint(r) * p.W + uint(col)];
+                    }
+                }
+                [[unroll]] for (uint t = 0; t < PY + KY - 1; ++t)
+                    [[unroll]] for (uint i = 0; i < PY; ++i) {
+                        const int j = int(i) + int(KY) - 1 - int(t);
+                        if (j >= 0 && j < int(KY)) acc[i] += wy(j) * v[t];
+                    }
+            }
+            if (KX == 1) {
+                [[unroll]] for (uint i = 0; i < PY; ++i) {
+                    const int m = m0 + int(ty * PY + i);
+                    if (m < int(p.OH))
+                        dst[out_base + uint(m) * p.OW + uint(n0) + s] = wx(0) * acc[i];
+                }
+            } else {
+                const uint at = (s % PX) * S + s / PX;
+                [[unroll]] for (uint i = 0; i < PY; ++i) mid[(ty * PY + i) * ROW + at] = acc[i];
+            }
+        }
+        if (KX == 1) continue;
+        if (KY > 1) barrier();
+        // Stage 2: the x pass, PX consecutive outputs per invocation; rows one
+        // at a time (not unrolled), which keeps the registers few.
+        const int n = n0 + int(tx * PX);
+        [[dont_unroll]] for (uint i = 0; i < PY; ++i) {
+            const uint r = ty * PY + i;
+            const int m = m0 + int(r);
+            if (m >= int(p.OH)) break;
+            T win[PX + KX - 1];
+            if (KY == 1) {
+                // The x pass alone: its window straight from memory (the
+                // neighbours' overlapping loads hit the cache).
+                const int row = ext_index(m + p.oy, int(p.H), mode_y), c0 = n + p.ox - int(KX - 1);
+                const T w0 = WSRC_Y == 2 ? T(1) : wy(0);
+                const uint at = base + uint(row) * p.W + uint(c0);
+                if (row >= 0 && c0 >= 0 && c0 + int(NWIN * VW) <= int(p.W) && at % VW == 0) {
+                    [[unroll]] for (uint q = 0; q < NWIN; ++q) {
+                        const V v = srcv[at / VW + q];
+                        [[unroll]] for (uint c = 0; c < VW; ++c)
+                            if (q * VW + c < PX + KX - 1) win[q * VW + c] = w0 * v[c];
+                    }
+                } else if (row >= 0 && c0 >= 0 && c0 + int(PX + KX - 1) <= int(p.W)) {
+                    [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q) win[q] = w0 * src[at + q];
+                } else {
+                    [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q) {
+                        const int col = ext_index(c0 + int(q), int(p.W), mode_x);
+                        win[q] = col < 0 ? cval_mid
+                                 : w0 * (row < 0 ? cval : src[base + uint(row) * p.W + uint(col)]);
+                    }
+                }
+            } else {
+                [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q)
+                    win[q] = mid[r * ROW + (q % PX) * S + tx + q / PX];
+            }
+            T acc[PX];
+            [[unroll]] for (uint o = 0; o < PX; ++o) {
+                acc[o] = T(0);
+                [[unroll]] for (uint k = 0; k < KX; ++k) acc[o] += wx(k) * win[o + KX - 1 - k];
+            }
+            const uint at = out_base + uint(m) * p.OW + uint(n);
+            if (p.OW % VW == 0 && n + int(PX) <= int(p.OW)) {
+                [[unroll]] for (uint v = 0; v < NV; ++v) {
+                    V vec;
+                    [[unroll]] for (uint c = 0; c < VW; ++c) vec[c] = acc[v * VW + c];
+                    dstv[at / VW + v] = vec;
+                }
+            } else {
+                [[unroll]] for (uint o = 0; o < PX; ++o)
+                    if (n + int(o) < int(p.OW)) dst[at + o] = acc[o];
+            }
+        }
+        if (KY > 1) barrier();
+    }
+}
