@@ -1,6 +1,7 @@
 // kiln-bench: runs the registered workloads, prints a table, writes JSON.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -88,7 +89,16 @@ int main(int argc, char** argv) {
         std::printf("%-6s %-44s %10s %10s %10s %10s  %s\n", "id", "workload", "GPU ms", "min", "max", "wall ms",
                     "metrics");
         bool all_ok = true;
-        for (auto& w : registry()) {
+        // A fixed order, whatever the static registration order: the
+        // engine's own figures first, then the workloads by REFERENCE.md id.
+        std::vector<Workload> order = registry();
+        auto rank = [](const Workload& w) {
+            static const std::vector<std::string> families{"core", "convolve", "reduce", "astro", "lessons", "azimuthal"};
+            auto it = std::find(families.begin(), families.end(), w.family);
+            return it - families.begin();
+        };
+        std::stable_sort(order.begin(), order.end(), [&](const Workload& a, const Workload& b) { return rank(a) < rank(b); });
+        for (auto& w : order) {
             if (!filter.empty() && w.id.find(filter) == std::string::npos &&
                 w.name.find(filter) == std::string::npos && w.family.find(filter) == std::string::npos)
                 continue;
