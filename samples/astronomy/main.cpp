@@ -175,8 +175,8 @@ int main(int argc, char** argv) {
         }
         std::printf("\n%-26s %12s %12s %10s\n", "step", "CPU ms", "GPU ms", "speedup");
         for (auto& s : steps)
-            std::printf("%-26s %12.3f %12.4f %9.0fx\n", s.name.c_str(), s.cpu, s.gpu, s.cpu / std::max(s.gpu, 1e-9));
-        std::printf("%-26s %12.3f %12.4f %9.0fx   (GPU: wall time incl. push of the image, pull of the catalogue)\n",
+            std::printf("%-26s %12.3f %12.4f %9.1fx\n", s.name.c_str(), s.cpu, s.gpu, s.cpu / std::max(s.gpu, 1e-9));
+        std::printf("%-26s %12.3f %12.4f %9.1fx   (GPU: wall time incl. push of the image, pull of the catalogue)\n",
                     "end to end", cpu_total, gpu_e2e, cpu_total / gpu_e2e);
         std::printf("\nCPU and GPU agree: statistics %s, labels %s, positions and fluxes %s (max |dpos| %.2g px, max "
                     "rel dflux %.2g)\n",
