@@ -95,6 +95,29 @@ def radial_csr(rows=2162, cols=2068, bins=1000, split=False, seed=0):
     return m
 
 
+def to_host(x):
+    """CuPy results (arrays, tuples, lists, scalars) as NumPy values."""
+    if cp is not None and isinstance(x, cp.ndarray):
+        return cp.asnumpy(x)
+    if isinstance(x, (tuple, list)):
+        return [to_host(v) for v in x]
+    return x
+
+
+def agree(a, b, wid):
+    """Whether a CuPy result and the CPU's agree (labels: the same count)."""
+    a, b = to_host(a), to_host(b)
+    if wid == "W8":
+        return int(a[1]) == int(b[1])
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(agree(x, y, wid) for x, y in zip(a, b))
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        return False
+    scale = float(np.nanmax(np.abs(b))) if b.size else 0.0
+    return bool(np.allclose(a, b, rtol=1e-4, atol=1e-6 * scale + 1e-12, equal_nan=True))
+
+
 def gpu_time(fn, repeat):
     r = cupyx.profiler.benchmark(fn, n_repeat=repeat, n_warmup=3)
     return float(np.median(r.gpu_times[0]) * 1e3), float(np.median(r.cpu_times) * 1e3)
@@ -297,7 +320,9 @@ def main():
                 row["note"] += f" CuPy failed: {e}"
             if mk_cpu is not None:
                 try:
-                    row["cpu_ms"] = wall_time(mk_cpu(), args.cpu_repeat)
+                    cpu_fn = mk_cpu()
+                    row["cpu_ms"] = wall_time(cpu_fn, args.cpu_repeat)
+                    row["cupy_agrees_with_cpu"] = agree(fn(), cpu_fn(), wid)
                 except Exception as e:  # noqa: BLE001
                     row["note"] += f" CPU failed: {e}"
             print(f"{wid}: kiln {row['kiln_ms']} CuPy {row['cupy_ms']} CPU {row['cpu_ms']}", flush=True)
@@ -309,13 +334,18 @@ def main():
 
     def f(v, fmt="{:.3f}"):
         return fmt.format(v) if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else "-"
-    head = "| id | workload | kiln ms | CuPy ms | CuPy/kiln | CPU ms | kiln speedup vs CPU | floor ms | floor/kiln |"
-    lines = [head, "|" + "---|" * 9]
+    head = ("| id | workload | kiln ms | CuPy ms | CuPy/kiln | CPU ms | kiln speedup vs CPU | floor ms | floor/kiln "
+            "| kiln = CPU ref | CuPy = CPU |")
+    lines = [head, "|" + "---|" * 11]
+
+    def yn(v):
+        return "-" if v is None else ("yes" if v else "NO")
     for r in rows:
         lines.append(f"| {r['id']} | {r['name']} | {f(r['kiln_ms'], '{:.4f}')} | {f(r['cupy_ms'], '{:.4f}')} | "
                      f"{f(r['ratio_cupy_over_kiln'], '{:.1f}x')} | {f(r['cpu_ms'], '{:.1f}')} | "
                      f"{f(r['speedup_over_cpu'], '{:.0f}x')} | {f(r['floor_ms'], '{:.3f}')} | "
-                     f"{f(r['fraction_of_floor'], '{:.0%}')} |")
+                     f"{f(r['fraction_of_floor'], '{:.0%}')} | {yn(r['kiln_ok'] if r['kiln_ms'] else None)} | "
+                     f"{yn(r.get('cupy_agrees_with_cpu'))} |")
     table = "\n".join(lines)
     meta = {"date": datetime.date.today().isoformat(), "device": kiln.get("device"), "driver": kiln.get("driver"),
             "vulkan": kiln.get("vulkan"), "kiln": kiln.get("kiln"),
@@ -330,7 +360,10 @@ def main():
             fh.write(f"# kiln vs CuPy vs CPU, {meta['date']}\n\n{meta['device']}, driver {meta['driver']}, "
                      f"Vulkan {meta['vulkan']}, CuPy {meta['cupy']}, NumPy {meta['numpy']}.\n"
                      "GPU times are medians of repeated runs from timestamp queries (kiln) and CUDA events "
-                     "(cupyx.profiler.benchmark); W2 and W10 include transfers and are wall times.\n\n")
+                     "(cupyx.profiler.benchmark); W2 and W10 include transfers and are wall times. "
+                     "'kiln = CPU ref': kiln-bench compared its output with kiln's CPU reference (itself "
+                     "tested against SciPy fixtures); 'CuPy = CPU': CuPy's output against NumPy/SciPy's "
+                     "(allclose rtol 1e-4; labelling: the same number of labels).\n\n")
             fh.write(table + "\n")
             for n in notes:
                 fh.write(f"\nNote: {n}\n")
