@@ -147,6 +147,8 @@ int main(int argc, char** argv) {
             }
             out << "  ]\n}\n";
         }
+        // What the context still holds after all workloads (to spot leaks).
+        std::cerr << ctx.memory_stats().str();
         if (ctx.validation_message_count()) {
             std::cerr << "kiln-bench: " << ctx.validation_message_count() << " Vulkan validation message(s)\n";
             return 1;
