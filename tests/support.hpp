@@ -1,12 +1,13 @@
 #pragma once
-// Shared test helpers: a validated context, random data with fixed seeds,
-// poisoned outputs, comparisons with dtype-aware tolerances.
+// Shared GPU test helpers: a validated context and poisoned outputs; the
+// CPU-only ones (random data, comparisons) come from cpu_support.hpp.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cpu_support.hpp"
 #include "kiln/kiln.hpp"
 
 namespace kiln::test {
@@ -16,14 +17,7 @@ namespace kiln::test {
 Context context(ContextOptions options = {});
 std::vector<std::string> validation_messages();
 
-/// Random values of dtype t (floats in [lo, hi), integers over [lo, hi]).
-HostArray random(Shape shape, DType t, uint64_t seed, double lo = -100, double hi = 100);
-
 /// An array whose every byte is 0xCD: elements an op fails to write show.
 Array poisoned(const Context& ctx, Shape shape, DType t);
-
-/// Element-wise comparison: exact for integers, relative+absolute for floats;
-/// NaN equals NaN. Reports the first mismatches.
-void require_close(const HostArray& got, const HostArray& want, double rtol = 1e-6, double atol = 0);
 
 } // namespace kiln::test

@@ -8,22 +8,20 @@
 #include <vector>
 
 #include "cpu/clip.hpp"
+#include "cpu_support.hpp"
 
 namespace {
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::test::host;
 using kiln::cpu::kappa_sigma_clip;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
+using Array = kiln::test::FixtureArray;
 struct ClipCase {
     int input;
     double kappa;
@@ -36,24 +34,8 @@ struct ClipCase {
 
 #include "../data/conv/clip_cases.inc"
 
-HostArray to_host(const Array& a) {
-    const DType t = kiln::parse_dtype(a.dtype);
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    kiln::visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-HostArray host(std::vector<double> values) {
-    return HostArray::from(Shape{values.size()}, values);
-}
-
 bool close(double got, double want) {
-    return (std::isnan(got) && std::isnan(want)) || got == want ||
-           std::abs(got - want) <= 1e-13 * std::abs(want);
+    return kiln::test::close_rel(got, want, 1e-13);
 }
 
 }  // namespace

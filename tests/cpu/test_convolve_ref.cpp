@@ -8,92 +8,31 @@
 #include <vector>
 
 #include "cpu/convolve.hpp"
+#include "conv_fixture.hpp"
+#include "cpu_support.hpp"
 
 namespace {
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::test::host;
 using namespace kiln::cpu;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
-struct Conv2dCase {
-    const char* name;
-    int image, kernel;
-    const char* mode;
-    const char* boundary;
-    double fillvalue;
-    const char* dtype;  // the inputs' dtype
-    Array expected;
-};
-struct NpConvCase {
-    int a, v;
-    const char* mode;
-    Array expected;
-};
-struct NdConvCase {
-    int input, weights, axis;
-    const char* mode;
-    double cval;
-    int origin;
-    const char* dtype;  // the input's dtype
-    Array expected;
-};
-
-#include "../data/conv/conv_cases.inc"
-
-HostArray to_host(const Array& a, DType t) {
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    kiln::visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-HostArray host(std::vector<size_t> shape, std::vector<double> values) {
-    return HostArray::from(Shape::of(shape.size(), shape.data()), values);
-}
-
-// Element-wise |got - want| <= atol + rtol * |want|, NaN matching NaN.
-void require_close(const HostArray& got, const Array& want, double rtol, double atol) {
-    REQUIRE(kiln::dtype_name(got.dtype) == std::string(want.dtype));
-    REQUIRE(got.shape.str() == Shape::of(want.shape.size(), want.shape.data()).str());
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-        const double g = got.at(i), w = want.values[i];
-        const bool ok =
-            (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= atol + rtol * std::abs(w);
-        if (!ok && bad++ == 0) first = i;
-    }
-    INFO("first mismatch at flat index " << first << ": got " << got.at(first) << ", want "
-                                         << want.values[first] << " (" << bad << " in all)");
-    REQUIRE(bad == 0);
-}
-
-ConvMode conv_mode(const std::string& s) {
-    return s == "full" ? ConvMode::full : s == "same" ? ConvMode::same : ConvMode::valid;
-}
-
-Boundary boundary_of(const std::string& s) {
-    return s == "fill" ? Boundary::fill : s == "wrap" ? Boundary::wrap : Boundary::symm;
-}
-
-NdMode nd_mode(const std::string& s) {
-    if (s == "reflect") return NdMode::reflect;
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    return NdMode::wrap;
-}
+using Array = kiln::test::FixtureArray;
+using kiln::test::boundary_of;
+using kiln::test::fixture::conv2d_cases;
+using kiln::test::fixture::conv_inputs;
+using kiln::test::conv_mode;
+using kiln::test::fixture::nd_convolve1d_cases;
+using kiln::test::nd_mode;
+using kiln::test::fixture::np_convolve_cases;
+using kiln::test::fixture::Conv2dCase;
+using kiln::test::fixture::NdConvCase;
+using kiln::test::fixture::NpConvCase;
 
 std::vector<double> values_of(const HostArray& a) {
     std::vector<double> v;

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cpu/gaussian.hpp"
+#include "cpu_support.hpp"
+#include "gaussian_fixture.hpp"
 
 namespace {
 
@@ -21,60 +23,12 @@ using namespace kiln::cpu;
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
-struct KernelCase {
-    double sigma, truncate;
-    std::vector<double> weights;
-};
-struct GaussianCase {
-    const char* name;
-    int input;
-    std::array<double, 3> sigma_zyx;
-    const char* mode;
-    double cval, truncate;
-    Array expected;
-};
-
-#include "../data/conv/gaussian_cases.inc"
-
-HostArray to_host(const Array& a) {
-    const DType t = kiln::parse_dtype(a.dtype);
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    kiln::visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-// Element-wise |got - want| <= atol + rtol * |want|, NaN matching NaN.
-void require_close(const HostArray& got, const Array& want, double rtol, double atol) {
-    REQUIRE(kiln::dtype_name(got.dtype) == std::string(want.dtype));
-    REQUIRE(got.shape.str() == Shape::of(want.shape.size(), want.shape.data()).str());
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-        const double g = got.at(i), w = want.values[i];
-        const bool ok =
-            (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= atol + rtol * std::abs(w);
-        if (!ok && bad++ == 0) first = i;
-    }
-    INFO("first mismatch at flat index " << first << ": got " << got.at(first) << ", want "
-                                         << want.values[first] << " (" << bad << " in all)");
-    REQUIRE(bad == 0);
-}
-
-NdMode nd_mode(const std::string& s) {
-    if (s == "reflect") return NdMode::reflect;
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    return NdMode::wrap;
-}
+using kiln::test::fixture::gaussian_cases;
+using kiln::test::fixture::gaussian_inputs;
+using kiln::test::fixture::gaussian_kernel_cases;
+using kiln::test::nd_mode;
+using kiln::test::fixture::GaussianCase;
+using kiln::test::fixture::KernelCase;
 
 std::vector<double> values_of(const HostArray& a) {
     std::vector<double> v;

@@ -10,50 +10,18 @@
 #include <vector>
 
 #include "cpu/histogram.hpp"
+#include "hist_fixture.hpp"
 
 namespace {
 
-struct HistData {
-    kiln::DType dtype;
-    std::vector<uint64_t> bits; // float dtypes: IEEE bit patterns
-    std::vector<int64_t> ints;  // integer dtypes: the values
-};
-struct HistCase {
-    const char* name;
-    int data;
-    int bins;
-    bool has_range;
-    uint64_t lo_bits, hi_bits;
-    std::vector<int64_t> counts;
-    std::vector<uint64_t> edge_bits;
-};
-struct BincountCase {
-    int data;
-    size_t minlength;
-    std::vector<int64_t> counts;
-};
-
-#include "../data/hist/hist_cases.inc"
-
-kiln::HostArray to_array(const HistData& d) {
-    return kiln::visit_dtype(d.dtype, [&](auto t) {
-        using T = decltype(t);
-        std::vector<T> v;
-        if constexpr (std::is_same_v<T, float>)
-            for (uint64_t b : d.bits) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(b)));
-        else if constexpr (std::is_same_v<T, double>)
-            for (uint64_t b : d.bits) v.push_back(std::bit_cast<double>(b));
-        else
-            for (int64_t x : d.ints) v.push_back(static_cast<T>(x));
-        return kiln::HostArray::from(kiln::Shape{v.size()}, v);
-    });
-}
-
-std::vector<uint64_t> bits_of(const std::vector<double>& v) {
-    std::vector<uint64_t> b;
-    for (double x : v) b.push_back(std::bit_cast<uint64_t>(x));
-    return b;
-}
+using kiln::test::fixture::bincount_cases;
+using kiln::test::fixture::hist_cases;
+using kiln::test::fixture::hist_data;
+using kiln::test::fixture::BincountCase;
+using kiln::test::fixture::HistCase;
+using kiln::test::fixture::HistData;
+using kiln::test::fixture::bits_of;
+using kiln::test::fixture::to_array;
 
 } // namespace
 

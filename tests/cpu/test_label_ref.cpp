@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/label.hpp"
+#include "label_fixture.hpp"
 
 using kiln::DType;
 using kiln::HostArray;
@@ -14,19 +15,8 @@ using kiln::Shape;
 
 namespace {
 
-struct LabelCase {
-    const char* name;
-    std::vector<size_t> shape;
-    const char* dtype;
-    int connectivity;
-    std::vector<double> mask;
-    int32_t count;
-    std::vector<int32_t> labels;
-};
-
-const LabelCase label_cases[] = {
-#include "../data/astro/label_cases.inc"
-};
+using kiln::test::fixture::label_cases;
+using kiln::test::fixture::LabelCase;
 
 HostArray from_doubles(const std::vector<size_t>& dims, DType dtype, const std::vector<double>& values) {
     HostArray a(Shape::of(dims.size(), dims.data()), dtype);

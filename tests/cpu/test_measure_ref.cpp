@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cpu/measure.hpp"
+#include "cpu_support.hpp"
+#include "measure_fixture.hpp"
 
 using kiln::DType;
 using kiln::HostArray;
@@ -19,39 +21,10 @@ using kiln::cpu::LabelStats;
 
 namespace {
 
-struct Expected {
-    int32_t label;
-    int64_t count;
-    double sum, mean, variance, std, min, max;
-    std::array<int64_t, 3> min_pos, max_pos;
-    std::array<double, 3> center_of_mass;
-    std::array<int64_t, 3> bbox_start, bbox_stop;
-};
-
-struct MeasureCase {
-    const char* name;
-    std::vector<size_t> shape;
-    const char* image_dtype;
-    std::vector<double> image;
-    const char* label_dtype;
-    std::vector<double> labels;
-    std::vector<int32_t> index;
-    std::vector<Expected> expected;
-};
-
-const MeasureCase measure_cases[] = {
-#include "../data/astro/measure_cases.inc"
-};
-
-HostArray from_doubles(const std::vector<size_t>& dims, DType dtype, const std::vector<double>& values) {
-    HostArray a(Shape::of(dims.size(), dims.data()), dtype);
-    kiln::visit_dtype(dtype, [&](auto t) {
-        using T = decltype(t);
-        auto out = a.as<T>();
-        for (size_t i = 0; i < values.size(); ++i) out[i] = T(values[i]);
-    });
-    return a;
-}
+using Expected = kiln::test::MeasureExpected;
+using kiln::test::MeasureCase;
+using kiln::test::measure_cases;
+using kiln::test::from_values;
 
 // The one-pass variance differs from SciPy's two-pass formula in the last
 // bits; the sums and centroids are summed in the same order as SciPy's.
@@ -70,8 +43,8 @@ constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 TEST_CASE("measure matches scipy.ndimage per-label statistics", "[cpu][measure]") {
     for (const MeasureCase& c : measure_cases) {
         INFO(c.name);
-        const HostArray image = from_doubles(c.shape, kiln::parse_dtype(c.image_dtype), c.image);
-        const HostArray labels = from_doubles(c.shape, kiln::parse_dtype(c.label_dtype), c.labels);
+        const HostArray image = from_values(c.shape, kiln::parse_dtype(c.image_dtype), c.image);
+        const HostArray labels = from_values(c.shape, kiln::parse_dtype(c.label_dtype), c.labels);
         const auto stats = kiln::cpu::measure(image, labels, c.index);
         REQUIRE(stats.size() == c.expected.size());
         for (size_t k = 0; k < stats.size(); ++k) {

@@ -9,23 +9,22 @@
 #include <vector>
 
 #include "cpu/reduce.hpp"
+#include "cpu_support.hpp"
 
 namespace {
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::test::close_rel;
+using kiln::test::host;
 namespace cpu = kiln::cpu;
 using cpu::Axis;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
+using Array = kiln::test::FixtureArray;
 struct ReduceCase {
     int input;
     const char* fn;
@@ -35,26 +34,6 @@ struct ReduceCase {
 };
 
 #include "../data/conv/reduce_cases.inc"
-
-HostArray to_host(const Array& a) {
-    const DType t = kiln::parse_dtype(a.dtype);
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    kiln::visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-HostArray host(std::vector<size_t> shape, std::vector<double> values) {
-    return HostArray::from(Shape::of(shape.size(), shape.data()), values);
-}
-
-bool close(double got, double want, double rtol) {
-    return (std::isnan(got) && std::isnan(want)) || got == want ||
-           std::abs(got - want) <= rtol * std::abs(want);
-}
 
 double whole(const std::string& fn, const HostArray& a, int ddof) {
     if (fn == "sum") return cpu::sum(a);
@@ -97,7 +76,7 @@ TEST_CASE("reductions match NumPy", "[cpu][reduce]") {
         if (c.axis == 99) {
             // Whole-array sums follow NumPy's summation order, so they agree
             // to the last bit (the tolerance only allows for FMA contraction).
-            CHECK(close(whole(fn, a, c.ddof), c.expected.values[0], 1e-15));
+            CHECK(close_rel(whole(fn, a, c.ddof), c.expected.values[0], 1e-15));
             continue;
         }
         const HostArray got = along(fn, a, Axis{c.axis}, c.ddof);
@@ -106,7 +85,7 @@ TEST_CASE("reductions match NumPy", "[cpu][reduce]") {
         REQUIRE(got.shape.str() == Shape::of(c.expected.shape.size(), c.expected.shape.data()).str());
         for (size_t i = 0; i < got.size(); ++i) {
             INFO("element " << i);
-            CHECK(close(got.at(i), c.expected.values[i], 1e-13));
+            CHECK(close_rel(got.at(i), c.expected.values[i], 1e-13));
         }
     }
 }

@@ -8,22 +8,20 @@
 #include <vector>
 
 #include "cpu/select.hpp"
+#include "cpu_support.hpp"
 
 namespace {
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::test::host;
 namespace cpu = kiln::cpu;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
+using Array = kiln::test::FixtureArray;
 struct SelectCase {
     int input;
     double median;
@@ -32,26 +30,10 @@ struct SelectCase {
 
 #include "../data/conv/select_cases.inc"
 
-HostArray to_host(const Array& a) {
-    const DType t = kiln::parse_dtype(a.dtype);
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    kiln::visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-HostArray host(std::vector<double> values) {
-    return HostArray::from(Shape{values.size()}, values);
-}
-
 // The same IEEE operations as NumPy, so equal; the tolerance only allows for
 // a compiler contracting a + b * t into one fused multiply-add.
 bool same(double got, double want) {
-    return (std::isnan(got) && std::isnan(want)) || got == want ||
-           std::abs(got - want) <= 1e-15 * std::abs(want);
+    return kiln::test::close_rel(got, want, 1e-15);
 }
 
 }  // namespace

@@ -8,52 +8,18 @@
 
 #include "cpu/convolve.hpp"
 #include "kiln/convolve.hpp"
+#include "conv_fixture.hpp"
 #include "support.hpp"
 
 using namespace kiln;
 
-namespace fx {
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
-struct Conv2dCase {
-    const char* name;
-    int image, kernel;
-    const char* mode;
-    const char* boundary;
-    double fillvalue;
-    const char* dtype;
-    Array expected;
-};
-struct NpConvCase {
-    int a, v;
-    const char* mode;
-    Array expected;
-};
-struct NdConvCase {
-    int input, weights, axis;
-    const char* mode;
-    double cval;
-    int origin;
-    const char* dtype;
-    Array expected;
-};
-#include "../data/conv/conv_cases.inc"
-}  // namespace fx
+namespace fx = kiln::test::fixture;
 
 namespace {
 
-HostArray to_host(const fx::Array& a, DType t) {
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
+using test::boundary_of;
+using test::conv_mode;
+using test::nd_mode;
 
 HostArray expected(const fx::Array& a) {
     return to_host(a, parse_dtype(a.dtype));
@@ -64,20 +30,6 @@ HostArray host_as(const HostArray& h, DType t) {
     for (size_t i = 0; i < h.shape.ndim(); ++i) a.shape.push_back(h.shape[i]);
     for (size_t i = 0; i < h.size(); ++i) a.values.push_back(h.at(i));
     return to_host(a, t);
-}
-
-ConvMode conv_mode(const std::string& s) {
-    return s == "full" ? ConvMode::full : s == "same" ? ConvMode::same : ConvMode::valid;
-}
-Boundary boundary_of(const std::string& s) {
-    return s == "fill" ? Boundary::fill : s == "wrap" ? Boundary::wrap : Boundary::symm;
-}
-NdMode nd_mode(const std::string& s) {
-    if (s == "reflect") return NdMode::reflect;
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    return NdMode::wrap;
 }
 
 double max_abs(const HostArray& a) {

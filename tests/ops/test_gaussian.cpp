@@ -8,51 +8,16 @@
 
 #include "cpu/gaussian.hpp"
 #include "kiln/filters.hpp"
+#include "gaussian_fixture.hpp"
 #include "support.hpp"
 
 using namespace kiln;
 
-namespace fx {
-struct Array {
-    const char* dtype;
-    std::vector<size_t> shape;
-    std::vector<double> values;
-};
-struct KernelCase {
-    double sigma, truncate;
-    std::vector<double> weights;
-};
-struct GaussianCase {
-    const char* name;
-    int input;
-    std::array<double, 3> sigma_zyx;
-    const char* mode;
-    double cval, truncate;
-    Array expected;
-};
-#include "../data/conv/gaussian_cases.inc"
-}  // namespace fx
+namespace fx = kiln::test::fixture;
 
 namespace {
 
-HostArray to_host(const fx::Array& a) {
-    const DType t = parse_dtype(a.dtype);
-    HostArray h(Shape::of(a.shape.size(), a.shape.data()), t);
-    visit_dtype(t, [&](auto v) {
-        using T = decltype(v);
-        auto out = h.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(a.values[i]);
-    });
-    return h;
-}
-
-NdMode nd_mode(const std::string& s) {
-    if (s == "reflect") return NdMode::reflect;
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    return NdMode::wrap;
-}
+using test::nd_mode;
 
 double max_abs(const HostArray& a) {
     double m = 0;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "cpu/histogram.hpp"
+#include "hist_fixture.hpp"
 #include "kiln/histogram.hpp"
 #include "support.hpp"
 
@@ -15,47 +16,14 @@ using namespace kiln;
 
 namespace {
 
-struct HistData {
-    DType dtype;
-    std::vector<uint64_t> bits;
-    std::vector<int64_t> ints;
-};
-struct HistCase {
-    const char* name;
-    int data;
-    int bins;
-    bool has_range;
-    uint64_t lo_bits, hi_bits;
-    std::vector<int64_t> counts;
-    std::vector<uint64_t> edge_bits;
-};
-struct BincountCase {
-    int data;
-    size_t minlength;
-    std::vector<int64_t> counts;
-};
-
-#include "../data/hist/hist_cases.inc"
-
-HostArray to_array(const HistData& d) {
-    return visit_dtype(d.dtype, [&](auto t) {
-        using T = decltype(t);
-        std::vector<T> v;
-        if constexpr (std::is_same_v<T, float>)
-            for (uint64_t b : d.bits) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(b)));
-        else if constexpr (std::is_same_v<T, double>)
-            for (uint64_t b : d.bits) v.push_back(std::bit_cast<double>(b));
-        else
-            for (int64_t x : d.ints) v.push_back(static_cast<T>(x));
-        return v.empty() ? HostArray() : HostArray::from(Shape{v.size()}, v);
-    });
-}
-
-std::vector<uint64_t> bits_of(const std::vector<double>& v) {
-    std::vector<uint64_t> b;
-    for (double x : v) b.push_back(std::bit_cast<uint64_t>(x));
-    return b;
-}
+using test::fixture::bincount_cases;
+using test::fixture::hist_cases;
+using test::fixture::hist_data;
+using test::fixture::BincountCase;
+using test::fixture::HistCase;
+using test::fixture::HistData;
+using test::fixture::bits_of;
+using test::fixture::to_array;
 
 using Range = std::optional<std::pair<double, double>>;
 

@@ -9,25 +9,14 @@
 
 #include "cpu/label.hpp"
 #include "kiln/label.hpp"
+#include "label_fixture.hpp"
 #include "support.hpp"
 
 using namespace kiln;
 
 namespace {
 
-struct LabelCase {
-    const char* name;
-    std::vector<size_t> shape;
-    const char* dtype;
-    int connectivity;
-    std::vector<double> mask;
-    int32_t count;
-    std::vector<int32_t> labels;
-};
-
-const LabelCase scipy_cases[] = {
-#include "data/astro/label_cases.inc"
-};
+using test::fixture::LabelCase;
 
 // Leaves a freed block of 0xCD bytes for the next allocation to reuse, so an
 // element the labelling fails to write shows as garbage.
@@ -97,7 +86,7 @@ HostArray spiral(size_t n) {
 
 TEST_CASE("label equals scipy.ndimage.label on the SciPy fixtures", "[ops][label]") {
     Context ctx = test::context();
-    for (const LabelCase& c : scipy_cases) {
+    for (const LabelCase& c : test::fixture::label_cases) {
         INFO(c.name);
         HostArray m(Shape::of(c.shape.size(), c.shape.data()), parse_dtype(c.dtype));
         visit_dtype(m.dtype, [&](auto z) {

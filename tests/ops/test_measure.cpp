@@ -10,6 +10,7 @@
 #include "cpu/measure.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "measure_fixture.hpp"
 #include "ops/measure_detail.hpp"
 #include "support.hpp"
 
@@ -17,42 +18,10 @@ using namespace kiln;
 
 namespace {
 
-struct Expected {
-    int32_t label;
-    int64_t count;
-    double sum, mean, variance, std, min, max;
-    std::array<int64_t, 3> min_pos, max_pos;
-    std::array<double, 3> center_of_mass;
-    std::array<int64_t, 3> bbox_start, bbox_stop;
-};
-
-struct MeasureCase {
-    const char* name;
-    std::vector<size_t> shape;
-    const char* image_dtype;
-    std::vector<double> image;
-    const char* label_dtype;
-    std::vector<double> labels;
-    std::vector<int32_t> index;
-    std::vector<Expected> expected;
-};
-
-const MeasureCase scipy_cases[] = {
-#include "data/astro/measure_cases.inc"
-};
+using Expected = test::MeasureExpected;
+using test::MeasureCase;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
-
-HostArray from_doubles(const std::vector<size_t>& dims, DType dtype,
-                       const std::vector<double>& values) {
-    HostArray a(Shape::of(dims.size(), dims.data()), dtype);
-    visit_dtype(dtype, [&](auto t) {
-        using T = decltype(t);
-        auto out = a.as<T>();
-        for (size_t i = 0; i < values.size(); ++i) out[i] = T(values[i]);
-    });
-    return a;
-}
 
 // |got - want| <= rtol * scale, NaN only for NaN.
 void check_near(double got, double want, double rtol, double scale) {
@@ -142,10 +111,10 @@ HostArray random_mask(Shape shape, double density, uint64_t seed) {
 
 TEST_CASE("measure equals scipy.ndimage on the SciPy fixtures", "[ops][measure]") {
     Context ctx = test::context();
-    for (const MeasureCase& c : scipy_cases) {
+    for (const MeasureCase& c : test::measure_cases) {
         INFO(c.name);
-        const HostArray image = from_doubles(c.shape, parse_dtype(c.image_dtype), c.image);
-        const HostArray labels = from_doubles(c.shape, parse_dtype(c.label_dtype), c.labels);
+        const HostArray image = test::from_values(c.shape, parse_dtype(c.image_dtype), c.image);
+        const HostArray labels = test::from_values(c.shape, parse_dtype(c.label_dtype), c.labels);
         const auto got =
             measure(Array::from_host(ctx, image), Array::from_host(ctx, labels), c.index);
         REQUIRE(got.size() == c.expected.size());

@@ -1,0 +1,126 @@
+#include "cpu_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace kiln::test {
+
+namespace {
+uint64_t splitmix(uint64_t& s) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+} // namespace
+
+HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values) {
+    HostArray h(Shape::of(dims.size(), dims.data()), t);
+    visit_dtype(t, [&](auto v) {
+        using T = decltype(v);
+        auto out = h.as<T>();
+        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(values[i]);
+    });
+    return h;
+}
+
+HostArray to_host(const FixtureArray& a, DType t) {
+    return from_values(a.shape, t, a.values);
+}
+
+HostArray to_host(const FixtureArray& a) {
+    return to_host(a, parse_dtype(a.dtype));
+}
+
+HostArray host(std::vector<double> values) {
+    return HostArray::from(Shape{values.size()}, values);
+}
+
+HostArray host(std::vector<size_t> shape, std::vector<double> values) {
+    return HostArray::from(Shape::of(shape.size(), shape.data()), values);
+}
+
+HostArray random(Shape shape, DType t, uint64_t seed, double lo, double hi) {
+    HostArray a(shape, t);
+    uint64_t s = seed;
+    visit_dtype(t, [&](auto z) {
+        using T = decltype(z);
+        auto v = a.as<T>();
+        for (auto& x : v) {
+            double u = (splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+            if constexpr (std::is_floating_point_v<T>) {
+                x = static_cast<T>(lo + u * (hi - lo));
+            } else {
+                double l = std::max<double>(lo, std::numeric_limits<T>::min());
+                double h = std::min<double>(hi, std::numeric_limits<T>::max());
+                x = static_cast<T>(std::floor(l + u * (h - l + 1)));
+                if (x > h) x = static_cast<T>(h);
+            }
+        }
+    });
+    return a;
+}
+
+void require_close(const HostArray& got, const HostArray& want, double rtol, double atol) {
+    REQUIRE(got.shape == want.shape);
+    REQUIRE(got.dtype == want.dtype);
+    size_t bad = 0, first = 0;
+    std::ostringstream detail;
+    for (size_t i = 0; i < got.size(); ++i) {
+        double g = got.at(i), w = want.at(i);
+        bool ok;
+        if (std::isnan(w)) ok = std::isnan(g);
+        else if (std::isinf(w)) ok = g == w;
+        else if (dtype_is_float(want.dtype)) ok = std::abs(g - w) <= atol + rtol * std::abs(w);
+        else ok = g == w;
+        if (!ok) {
+            if (bad < 8) detail << "  [" << i << "] got " << g << " want " << w << "\n";
+            if (!bad) first = i;
+            ++bad;
+        }
+    }
+    INFO(bad << " of " << got.size() << " elements differ (first at " << first << "):\n" << detail.str());
+    REQUIRE(bad == 0);
+}
+
+void require_close(const HostArray& got, const FixtureArray& want, double rtol, double atol) {
+    REQUIRE(dtype_name(got.dtype) == std::string(want.dtype));
+    REQUIRE(got.shape.str() == Shape::of(want.shape.size(), want.shape.data()).str());
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        const double g = got.at(i), w = want.values[i];
+        const bool ok =
+            (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= atol + rtol * std::abs(w);
+        if (!ok && bad++ == 0) first = i;
+    }
+    INFO("first mismatch at flat index " << first << ": got " << got.at(first) << ", want "
+                                         << want.values[first] << " (" << bad << " in all)");
+    REQUIRE(bad == 0);
+}
+
+bool close_rel(double got, double want, double rtol) {
+    return (std::isnan(got) && std::isnan(want)) || got == want ||
+           std::abs(got - want) <= rtol * std::abs(want);
+}
+
+ConvMode conv_mode(const std::string& s) {
+    return s == "full" ? ConvMode::full : s == "same" ? ConvMode::same : ConvMode::valid;
+}
+
+Boundary boundary_of(const std::string& s) {
+    return s == "fill" ? Boundary::fill : s == "wrap" ? Boundary::wrap : Boundary::symm;
+}
+
+NdMode nd_mode(const std::string& s) {
+    if (s == "reflect") return NdMode::reflect;
+    if (s == "constant") return NdMode::constant;
+    if (s == "nearest") return NdMode::nearest;
+    if (s == "mirror") return NdMode::mirror;
+    return NdMode::wrap;
+}
+
+} // namespace kiln::test

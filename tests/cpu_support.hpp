@@ -1,0 +1,64 @@
+#pragma once
+// Test helpers that need no Vulkan: host arrays from values and from the
+// generated fixture tables, random data with fixed seeds, comparisons with
+// dtype-aware tolerances. support.hpp adds the GPU ones on top.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kiln/conv_types.hpp"
+#include "kiln/dtype.hpp"
+#include "kiln/host_array.hpp"
+#include "kiln/shape.hpp"
+
+namespace kiln::test {
+
+/// One array of a generated fixture table (tests/data/*/…_cases.inc): the
+/// dtype's name, the extents in (z, y, x) order and the values in C order.
+struct FixtureArray {
+    const char* dtype;
+    std::vector<size_t> shape;
+    std::vector<double> values;
+};
+
+/// An array of the given extents and dtype holding the values (C order).
+HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values);
+
+/// The fixture's values converted to dtype t.
+HostArray to_host(const FixtureArray& a, DType t);
+
+/// The fixture's values in its own dtype.
+HostArray to_host(const FixtureArray& a);
+
+/// A 1-D float64 array of the values.
+HostArray host(std::vector<double> values);
+
+/// A float64 array of the given extents and values (C order).
+HostArray host(std::vector<size_t> shape, std::vector<double> values);
+
+/// Random values of dtype t (floats in [lo, hi), integers over [lo, hi]).
+HostArray random(Shape shape, DType t, uint64_t seed, double lo = -100, double hi = 100);
+
+/// Element-wise comparison: exact for integers, relative+absolute for floats;
+/// NaN equals NaN. Reports the first mismatches.
+void require_close(const HostArray& got, const HostArray& want, double rtol = 1e-6, double atol = 0);
+
+/// Element-wise |got - want| <= atol + rtol * |want|, NaN matching NaN, against
+/// a fixture whose dtype and shape must also match.
+void require_close(const HostArray& got, const FixtureArray& want, double rtol, double atol);
+
+/// Scalars equal, both NaN, or within rtol relative to want.
+bool close_rel(double got, double want, double rtol);
+
+/// The fixtures' mode names ("full", "same", else valid) as a ConvMode.
+ConvMode conv_mode(const std::string& s);
+
+/// The fixtures' boundary names ("fill", "wrap", else symm) as a Boundary.
+Boundary boundary_of(const std::string& s);
+
+/// The fixtures' scipy.ndimage mode names (else wrap) as an NdMode.
+NdMode nd_mode(const std::string& s);
+
+} // namespace kiln::test
