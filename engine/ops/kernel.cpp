@@ -138,6 +138,19 @@ std::array<uint32_t, 2> scalar_bits(double v, DType t) {
     return bits;
 }
 
+std::array<uint32_t, 2> accumulator_bits(double v, bool f64) {
+    std::array<uint32_t, 2> bits{};
+    if (f64) {
+        std::memcpy(bits.data(), &v, 8);
+    } else {
+        const float hi = static_cast<float>(v);
+        const float lo = static_cast<float>(v - static_cast<double>(hi));
+        std::memcpy(&bits[0], &hi, 4);
+        std::memcpy(&bits[1], &lo, 4);
+    }
+    return bits;
+}
+
 uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size) {
     return ctx.info().max_storage_buffer_range / elem_size;
 }

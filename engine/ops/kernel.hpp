@@ -69,6 +69,10 @@ private:
 /// for kernels that take a scalar of their element type.
 std::array<uint32_t, 2> scalar_bits(double v, DType t);
 
+/// A sum's value as reduction kernels take it in push constants: the bits of
+/// a double (f64), or a float pair hi + lo (compensated float32).
+std::array<uint32_t, 2> accumulator_bits(double v, bool f64);
+
 /// Largest number of elements of `elem_size` one binding may cover on this device.
 uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size);
 

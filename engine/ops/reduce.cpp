@@ -103,21 +103,6 @@ Array sum_partials(const Array& a, bool f64, uint32_t mode, const Array* mean) {
     return partials;
 }
 
-// A value as reduce_final's push constants carry it: double bits, or a
-// float pair hi + lo.
-std::array<uint32_t, 2> acc_bits(double v, bool f64) {
-    std::array<uint32_t, 2> bits{};
-    if (f64) {
-        std::memcpy(bits.data(), &v, 8);
-    } else {
-        const float hi = static_cast<float>(v);
-        const float lo = static_cast<float>(v - static_cast<double>(hi));
-        std::memcpy(&bits[0], &hi, 4);
-        std::memcpy(&bits[1], &lo, 4);
-    }
-    return bits;
-}
-
 enum class SumOp : uint32_t { sum = 0, mean = 1, var = 2, std = 3 };
 
 Array sum_final(const Array& partials, bool f64, SumOp op, uint64_t n, double divisor) {
@@ -125,8 +110,8 @@ Array sum_final(const Array& partials, bool f64, SumOp op, uint64_t n, double di
     struct {
         uint32_t parts, pad;
         std::array<uint32_t, 2> n_bits, div_bits;
-    } push{static_cast<uint32_t>(partials.size() / acc_elems(f64)), 0, acc_bits(static_cast<double>(n), f64),
-           acc_bits(divisor, f64)};
+    } push{static_cast<uint32_t>(partials.size() / acc_elems(f64)), 0, ops::accumulator_bits(static_cast<double>(n), f64),
+           ops::accumulator_bits(divisor, f64)};
     Dispatcher d(partials.state(), f64 ? "reduce_final_float64" : "reduce_final_float32", linear_local);
     d.read(partials).write(result).spec(static_cast<uint32_t>(op)).push(push).groups(1).record();
     return result;

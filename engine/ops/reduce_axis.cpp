@@ -47,19 +47,6 @@ AxisLayout layout_of(const Array& a, Axis axis, const char* fn) {
     return l;
 }
 
-std::array<uint32_t, 2> bits_of(double v, bool f64) {
-    std::array<uint32_t, 2> bits{};
-    if (f64) {
-        std::memcpy(bits.data(), &v, 8);
-    } else {
-        const float hi = static_cast<float>(v);
-        const float lo = static_cast<float>(v - static_cast<double>(hi));
-        std::memcpy(&bits[0], &hi, 4);
-        std::memcpy(&bits[1], &lo, 4);
-    }
-    return bits;
-}
-
 Array reduce_axis(const Array& a, Axis axis, AxisOp op, int ddof, Accumulation acc, const char* fn) {
     const AxisLayout l = layout_of(a, axis, fn);
     detail::ContextState& ctx = a.state();
@@ -107,8 +94,8 @@ Array reduce_axis(const Array& a, Axis axis, AxisOp op, int ddof, Accumulation a
     }
     push.n = static_cast<uint32_t>(l.n);
     push.op = static_cast<uint32_t>(op);
-    push.n_bits = bits_of(static_cast<double>(l.n), f64);
-    push.div_bits = bits_of(std::max(static_cast<double>(l.n) - static_cast<double>(ddof), 0.0), f64);
+    push.n_bits = ops::accumulator_bits(static_cast<double>(l.n), f64);
+    push.div_bits = ops::accumulator_bits(std::max(static_cast<double>(l.n) - static_cast<double>(ddof), 0.0), f64);
 
     const std::string kernel = "reduce_axis_" + std::string(dtype_name(a.dtype())) + "_" +
                                std::string(f64 ? "float64" : "float32");
