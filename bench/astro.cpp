@@ -35,12 +35,7 @@ const Sky& sky(Size size) {
     static std::unique_ptr<Sky> cache[2];
     auto& s = cache[size == Size::full];
     if (!s) {
-        cpu::SkyParams p;
-        if (size == Size::small) {
-            p.size = 256;
-            p.n_compact = 40;
-            p.n_shells = 2;
-        }
+        const cpu::SkyParams p = sky_params(size);
         s = std::make_unique<Sky>();
         s->image = cpu::synthetic_sky(p);
         const double limit = 5 * cpu::kappa_sigma_clip(s->image).std;

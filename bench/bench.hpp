@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/sky.hpp"
 #include "kiln/kiln.hpp"
 
 namespace kiln::bench {
@@ -34,6 +35,10 @@ std::vector<Workload>& registry();
 struct Register {
     Register(Workload w) { registry().push_back(std::move(w)); }
 };
+
+/// The synthetic radio sky of the astronomy workloads: the default 2048^2
+/// image at full size, a 256^2 one with fewer sources at small size.
+cpu::SkyParams sky_params(Size size);
 
 /// Fills gpu/wall statistics of r from a benchmark result.
 void take_times(Result& r, const BenchmarkResult& b);

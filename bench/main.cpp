@@ -17,6 +17,16 @@ std::vector<Workload>& registry() {
     return r;
 }
 
+cpu::SkyParams sky_params(Size size) {
+    cpu::SkyParams p;
+    if (size == Size::small) {
+        p.size = 256;
+        p.n_compact = 40;
+        p.n_shells = 2;
+    }
+    return p;
+}
+
 void take_times(Result& r, const BenchmarkResult& b) {
     r.gpu_ms = b.gpu_median();
     r.gpu_min = b.gpu_min();
