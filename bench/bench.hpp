@@ -40,6 +40,18 @@ struct Register {
 /// image at full size, a 256^2 one with fewer sources at small size.
 cpu::SkyParams sky_params(Size size);
 
+/// Keeps the GPU busy for `ms` milliseconds (a compute copy in flight the
+/// whole time) so that its clock is at the level sustained work gets. The
+/// driver lowers the clock within ~2 s of idling and raises it again only
+/// after ~0.3 s of continuous load (bench/results/2026-11-22-h200/clock.md),
+/// while the benchmark's repeats are short bursts between CPU references.
+/// No-op at small size and when disabled with --no-hold-clock.
+void hold_clock(Context& ctx, Size size);
+void set_hold_clock_ms(double ms);
+
+/// hold_clock, then kiln::benchmark: every timed workload goes through this.
+BenchmarkResult timed(Context& ctx, Size size, const std::function<void()>& fn, int n_repeat, int n_warmup);
+
 /// Fills gpu/wall statistics of r from a benchmark result.
 void take_times(Result& r, const BenchmarkResult& b);
 

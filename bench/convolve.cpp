@@ -95,8 +95,7 @@ Result w1(Context& ctx, Size size, int n, bool rank_two) {
                 kernel = Array::from(ctx, Shape{15, 15}, k);
     Array out;
     Result r;
-    take_times(r, benchmark(
-                      ctx, [&] { out = convolve2d(image, kernel); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { out = convolve2d(image, kernel); }, n, 3));
     const double outputs = double(g + 14) * (g + 14);
     r.metrics["GFLOP/s"] = (rank_two ? 2.0 * 225 : 2.0 * 30) * outputs / (r.gpu_ms * 1e-3) / 1e9;
     check_convolve2d_rows(r, img, g, k, 15, out.to_vector<float>());
@@ -163,6 +162,7 @@ Result w2(Context& main_ctx, Size size, int n, HostMemory memory, bool kernel_ar
     };
     for (int i = 0; i < 3; ++i) once();
     wall.clear(), gpu.clear();
+    hold_clock(ctx, size);
     for (int i = 0; i < n; ++i) once();
     r.wall_ms = median_of(wall);
     r.gpu_ms = median_of(gpu);
@@ -213,8 +213,7 @@ Register w3{{"W3", "convolve 4M float64 raveled grid x 15-tap diagonal", "convol
                              vv = Array::from(ctx, Shape{15}, v);
                  Array out;
                  Result r;
-                 take_times(r, benchmark(
-                                   ctx, [&] { out = convolve(aa, vv); }, n, 3));
+                 take_times(r, timed(ctx, size, [&] { out = convolve(aa, vv); }, n, 3));
                  r.metrics["GB/s"] = (len + len + 14) * 8.0 / (r.gpu_ms * 1e-3) / 1e9;
                  const std::vector<double> got = out.to_vector<double>();
                  Checker c;
@@ -230,15 +229,14 @@ Register w3{{"W3", "convolve 4M float64 raveled grid x 15-tap diagonal", "convol
              }}};
 
 // W4, W5: gaussian_filter sigma 2 (17 weights, mode reflect) of a float32 image.
-Result gaussian(Context& ctx, size_t side, int n) {
+Result gaussian(Context& ctx, Size size, size_t side, int n) {
     std::vector<float> img(side * side);
     uint32_t state = 12345;
     for (float& v : img) v = float((state = state * 1664525u + 1013904223u) >> 8) / 16777216.0f;
     const Array image = Array::from(ctx, Shape{side, side}, img);
     Array out;
     Result r;
-    take_times(r, benchmark(
-                      ctx,
+    take_times(r, timed(ctx, size,
                       [&] {
                           out = gaussian_filter(image, {0, 2, 2});
                       },
@@ -274,10 +272,10 @@ Result gaussian(Context& ctx, size_t side, int n) {
 
 Register w4{
     {"W4", "gaussian_filter sigma 2, 2048^2 float32", "convolve",
-     [](Context& ctx, Size s, int n) { return gaussian(ctx, s == Size::full ? 2048 : 256, n); }}};
+     [](Context& ctx, Size s, int n) { return gaussian(ctx, s, s == Size::full ? 2048 : 256, n); }}};
 Register w5{
     {"W5", "gaussian_filter sigma 2, 8192^2 float32", "convolve",
-     [](Context& ctx, Size s, int n) { return gaussian(ctx, s == Size::full ? 8192 : 512, n); }}};
+     [](Context& ctx, Size s, int n) { return gaussian(ctx, s, s == Size::full ? 8192 : 512, n); }}};
 
 }  // namespace
 

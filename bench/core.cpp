@@ -20,7 +20,7 @@ Register copy_bw{{"copy", "compute copy 1 GiB float32 (read+write)", "core", [](
     Array a = Array::full(ctx, Shape{count}, 1.5);
     Array b;
     Result r;
-    take_times(r, benchmark(ctx, [&] { b = copy(a); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { b = copy(a); }, n, 3));
     r.metrics["TB/s"] = 2.0 * count * 4 / (r.gpu_ms * 1e-3) / 1e12;
     auto v = b.to_vector<float>();
     r.checked = v.front() == 1.5f && v.back() == 1.5f;
@@ -35,7 +35,7 @@ Register vector_add{{"W11", "vector add 64M float32", "core", [](Context& ctx, S
     Array a = Array::from(ctx, Shape{count}, x), b = Array::from(ctx, Shape{count}, y);
     Array c;
     Result r;
-    take_times(r, benchmark(ctx, [&] { c = add(a, b); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { c = add(a, b); }, n, 3));
     r.metrics["GB/s"] = 3.0 * count * 4 / (r.gpu_ms * 1e-3) / 1e9;
     auto z = c.to_vector<float>();
     r.checked = true;
@@ -48,7 +48,7 @@ Register vector_add{{"W11", "vector add 64M float32", "core", [](Context& ctx, S
     return r;
 }}};
 
-Register graph_overhead{{"nodes", "graph of 1000 small dependent nodes", "core", [](Context& ctx, Size, int n) {
+Register graph_overhead{{"nodes", "graph of 1000 small dependent nodes", "core", [](Context& ctx, Size size, int n) {
     const int nodes = 1000;
     Array a = Array::zeros(ctx, Shape{256});
     Array out;
@@ -63,7 +63,7 @@ Register graph_overhead{{"nodes", "graph of 1000 small dependent nodes", "core",
     double record_ms = ms_since(t0);
     g.run();  // compile and warm up
     Result r;
-    take_times(r, benchmark(ctx, [&] { g.launch(); }, n, 2));
+    take_times(r, timed(ctx, size, [&] { g.launch(); }, n, 2));
     // Eager recording cost per op, without submission.
     auto t1 = clock_type::now();
     Array e = a;
@@ -112,6 +112,7 @@ Result transfer(Context& main_ctx, Size size, int n, bool push, Path path) {
         return ms_since(t0);
     };
     for (int i = 0; i < 2; ++i) once();
+    hold_clock(ctx, size);
     size_t before = ctx.profile().submissions().size();
     for (int i = 0; i < n; ++i) wall.push_back(once());
     std::vector<double> gpu(ctx.profile().submissions().begin() + before, ctx.profile().submissions().end());

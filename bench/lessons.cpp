@@ -33,7 +33,7 @@ Result histogram_workload(Context& ctx, Size size, int n, bool auto_range) {
     if (!auto_range) range = std::pair{0.0, 256.0};
     Histogram got;
     Result r;
-    take_times(r, benchmark(ctx, [&] { got = histogram(a, 256, range); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { got = histogram(a, 256, range); }, n, 3));
     r.metrics["GB/s"] = count * 4.0 / (r.gpu_ms * 1e-3) / 1e9;
     const cpu::Histogram want = cpu::histogram(h, 256, range);
     r.checked = true;
@@ -54,7 +54,7 @@ Register bincount_64m{{"bincount", "bincount of 64M int32 in [0, 256)", "lessons
     Array a = Array::from_host(ctx, h);
     Array got;
     Result r;
-    take_times(r, benchmark(ctx, [&] { got = bincount(a, 256); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { got = bincount(a, 256); }, n, 3));
     r.metrics["GB/s"] = count * 4.0 / (r.gpu_ms * 1e-3) / 1e9;
     const std::vector<uint32_t> g = got.to_vector<uint32_t>();
     r.checked = true;
@@ -63,14 +63,14 @@ Register bincount_64m{{"bincount", "bincount of 64M int32 in [0, 256)", "lessons
     return r;
 }}};
 
-Register w13{{"W13", "primes below 100000, trial division per number", "lessons", [](Context& ctx, Size, int n) {
+Register w13{{"W13", "primes below 100000, trial division per number", "lessons", [](Context& ctx, Size size, int n) {
     const uint32_t upper = 100000;
     std::vector<uint32_t> got;
     Result r;
     // Flags, compaction and the pull of the list, as the lesson ends with the primes.
-    take_times(r, benchmark(ctx, [&] { got = primes_trial_division(ctx, upper); }, n, 2));
+    take_times(r, timed(ctx, size, [&] { got = primes_trial_division(ctx, upper); }, n, 2));
     Array flags;
-    const BenchmarkResult k = benchmark(ctx, [&] { flags = prime_flags_trial_division(ctx, upper); }, n, 2);
+    const BenchmarkResult k = timed(ctx, size, [&] { flags = prime_flags_trial_division(ctx, upper); }, n, 2);
     r.metrics["flags_kernel_ms"] = k.gpu_median();
     r.checked = true;
     r.ok = got == cpu::primes_trial_division(upper);
@@ -82,7 +82,7 @@ Register sieve{{"sieve", "primes below 10^8, segmented sieve (flags)", "lessons"
     const uint32_t upper = size == Size::full ? 100000000u : 1000000u;
     Array flags;
     Result r;
-    take_times(r, benchmark(ctx, [&] { flags = prime_flags_sieve(ctx, upper); }, n, 2));
+    take_times(r, timed(ctx, size, [&] { flags = prime_flags_sieve(ctx, upper); }, n, 2));
     const std::vector<uint8_t> got = flags.to_vector<uint8_t>();
     std::vector<uint8_t> want(upper, 0);
     for (uint32_t p : cpu::primes_sieve(upper)) want[p] = 1;
@@ -114,8 +114,8 @@ Register user_add{{"W11-user", "vector add 64M float32 as a user kernel", "lesso
     Kernel k(ctx, vector_add_source, "main", {}, "user_vector_add");
     const auto n4 = static_cast<uint32_t>(count / 4);
     Result r;
-    take_times(r, benchmark(ctx, [&] { k(a, b, c).push("n4", n4).grid(n4); }, n, 3));
-    const BenchmarkResult base = benchmark(ctx, [&] { builtin = add(a, b); }, n, 3);
+    take_times(r, timed(ctx, size, [&] { k(a, b, c).push("n4", n4).grid(n4); }, n, 3));
+    const BenchmarkResult base = timed(ctx, size, [&] { builtin = add(a, b); }, n, 3);
     r.metrics["GB/s"] = 3.0 * count * 4 / (r.gpu_ms * 1e-3) / 1e9;
     r.metrics["builtin_ms"] = base.gpu_median();
     r.metrics["vs_builtin_%"] = 100.0 * (r.gpu_ms / base.gpu_median() - 1);

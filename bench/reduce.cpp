@@ -60,7 +60,7 @@ Register w6{{"W6", "kappa-sigma clipping 2048^2 radio sky", "reduce", [](Context
     Array image = Array::from_host(ctx, s.image);
     ClipResult got;
     Result r;
-    take_times(r, benchmark(ctx, [&] { got = kappa_sigma_clip(image, 3.0, 100); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { got = kappa_sigma_clip(image, 3.0, 100); }, n, 3));
     r.metrics["iterations"] = got.iterations;
     r.metrics["ms_per_pass"] = r.gpu_ms / got.iterations;
     r.checked = true;
@@ -83,7 +83,7 @@ Register w7{{"W7", "5-sigma threshold 2048^2 to 0/1", "reduce", [](Context& ctx,
     const double t = 5 * s.clip.std;
     Array mask;
     Result r;
-    take_times(r, benchmark(ctx, [&] { mask = threshold(image, t); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { mask = threshold(image, t); }, n, 3));
     r.metrics["Gpix/s"] = double(s.image.size()) / (r.gpu_ms * 1e-3) / 1e9;
     r.checked = true;
     const auto got = mask.to_vector<uint8_t>();
@@ -99,7 +99,7 @@ Register w14{{"W14", "median of 4M float32", "reduce", [](Context& ctx, Size siz
     Array a = Array::from(ctx, Shape{count}, v);
     double got = 0;
     Result r;
-    take_times(r, benchmark(ctx, [&] { got = median(a); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { got = median(a); }, n, 3));
     r.metrics["Gelem/s"] = double(count) / (r.gpu_ms * 1e-3) / 1e9;
     r.checked = true;
     const double want = cpu::median(HostArray::from(Shape{count}, v));
@@ -116,7 +116,7 @@ Register sum64{{"sum", "sum of 64M float32 (float64 accumulation)", "reduce", []
     Array a = Array::from(ctx, Shape{count}, v);
     double got = 0;
     Result r;
-    take_times(r, benchmark(ctx, [&] { got = sum(a); }, n, 3));
+    take_times(r, timed(ctx, size, [&] { got = sum(a); }, n, 3));
     r.metrics["GB/s"] = double(count) * 4 / (r.gpu_ms * 1e-3) / 1e9;
     const double want = cpu::sum(HostArray::from(Shape{count}, v));
     const double rel = std::abs(got - want) / want;
