@@ -123,6 +123,10 @@ int main(int argc, char** argv) {
                    "level (0: off; the driver idles the clock between the benchmark's short bursts)")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 10000.0));
+    bool profile = false;
+    app.add_flag("--profile", profile,
+                 "Time every kernel too (timestamps around each node, which add to the workloads' times) and "
+                 "print the per-kernel table at the end");
     bool tuned = false;
     app.add_flag("--tuned", tuned, "Use the workgroup sizes `kiln tune` saved for this device");
     CLI11_PARSE(app, argc, argv);
@@ -133,7 +137,8 @@ int main(int argc, char** argv) {
     }
     try {
         ContextOptions o;
-        o.timing = Timing::submission;  // per-node timestamps would add to what is measured
+        // Per-node timestamps add to what is measured: only with --profile.
+        o.timing = profile ? Timing::nodes : Timing::submission;
         if (!device.empty()) {
             if (device.find_first_not_of("0123456789") == std::string::npos) o.device_index = std::stoul(device);
             else o.device_name = device;
@@ -208,6 +213,7 @@ int main(int argc, char** argv) {
         }
         // What the context still holds after all workloads (to spot leaks).
         std::cerr << ctx.memory_stats().str();
+        if (profile) std::cout << ctx.profile().table();
         if (ctx.validation_message_count()) {
             std::cerr << "kiln-bench: " << ctx.validation_message_count() << " Vulkan validation message(s)\n";
             return 1;
