@@ -13,6 +13,7 @@
 
 #include "cpu/bitshuffle_lz4.hpp"
 #include "io/file.hpp"
+#include "io/fp_env.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -26,19 +27,23 @@ namespace {
 constexpr H5Z_filter_t bslz4_filter = 32008;
 constexpr unsigned bslz4_lz4 = 2;  // the plugin's "compression" option for LZ4
 
-// HDF5 prints its error stack to stderr by default. Inside kiln its errors
-// become exceptions instead, and the caller's setting is restored after.
-class QuietErrors {
+// Every stretch of HDF5 calls runs under this guard. HDF5 prints its error
+// stack to stderr by default; inside kiln its errors become exceptions
+// instead, and the caller's setting is restored after. And HDF5 may load a
+// filter plugin, which can change the process's floating-point environment
+// (fp_env.hpp): the caller's is put back.
+class HdfCall {
 public:
-    QuietErrors() {
+    HdfCall() {
         H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     }
-    ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-    QuietErrors(const QuietErrors&) = delete;
-    QuietErrors& operator=(const QuietErrors&) = delete;
+    ~HdfCall() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+    HdfCall(const HdfCall&) = delete;
+    HdfCall& operator=(const HdfCall&) = delete;
 
 private:
+    FloatEnvGuard fp_;  // constructed first, destroyed last
     H5E_auto2_t func_ = nullptr;
     void* data_ = nullptr;
 };
@@ -131,7 +136,7 @@ void byteswap_elements(std::span<std::byte> bytes, size_t elem_size) {
 
 FrameStackReader::FrameStackReader(const std::string& path, const std::string& dataset)
     : path_(path), dataset_(dataset) {
-    QuietErrors quiet;
+    HdfCall guard;
     const std::string at = path + ":" + dataset;
     file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file_ < 0) throw IoError(path + ": cannot open as an HDF5 file" + h5_detail());
@@ -213,6 +218,8 @@ FrameStackReader& FrameStackReader::operator=(FrameStackReader&& o) noexcept {
 }
 
 void FrameStackReader::release() noexcept {
+    if (dset_ < 0 && file_ < 0) return;
+    HdfCall guard;
     if (dset_ >= 0) H5Dclose(dset_);
     if (file_ >= 0) H5Fclose(file_);
     dset_ = file_ = -1;
@@ -234,7 +241,7 @@ size_t FrameStackReader::chunk_bytes(size_t frame) const {
     if (!one_frame_chunks_)
         throw IoError(where(frame) + ": direct chunk access needs chunks of exactly one frame (1, " +
                       std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
-    QuietErrors quiet;
+    HdfCall guard;
     const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) < 0 || bytes == 0)
@@ -250,7 +257,7 @@ std::vector<uint8_t> FrameStackReader::read_chunk(size_t frame, uint32_t* filter
 
 void FrameStackReader::read_chunk(size_t frame, std::vector<uint8_t>& out, uint32_t* filter_mask) const {
     out.resize(chunk_bytes(frame));
-    QuietErrors quiet;
+    HdfCall guard;
     const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
     uint32_t mask = 0;
     if (H5Dread_chunk(dset_, H5P_DEFAULT, rank3_ ? offset : offset + 1, &mask, out.data()) < 0)
@@ -277,7 +284,7 @@ HostArray FrameStackReader::read_frame(size_t frame) const {
         if (big_endian_ && es > 1) byteswap_elements(out.bytes, es);
         return out;
     }
-    QuietErrors quiet;
+    HdfCall guard;
     Handle file_space(H5Dget_space(dset_), H5Sclose);
     const hsize_t start[3] = {hsize_t(frame), 0, 0}, count[3] = {1, rows_, cols_};
     const int skip = rank3_ ? 0 : 1;
@@ -304,7 +311,7 @@ FrameStackWriter::FrameStackWriter(const std::string& path, const std::string& d
     if (rows == 0 || cols == 0)
         throw InvalidArgument(path + ":" + dataset + ": frames of " + std::to_string(rows) + "x" +
                               std::to_string(cols) + " pixels; both extents must be >= 1");
-    QuietErrors quiet;
+    HdfCall guard;
     file_ = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (file_ < 0) throw IoError(temp_path_ + ": cannot create the file" + h5_detail());
     try {
@@ -374,6 +381,8 @@ FrameStackWriter& FrameStackWriter::operator=(FrameStackWriter&& o) noexcept {
 }
 
 void FrameStackWriter::release() noexcept {
+    if (dset_ < 0 && file_ < 0) return;
+    HdfCall guard;
     if (dset_ >= 0) H5Dclose(dset_);
     if (file_ >= 0) H5Fclose(file_);
     dset_ = file_ = -1;
@@ -391,7 +400,7 @@ void FrameStackWriter::write_frame(const HostArray& frame) {
         throw InvalidArgument(at + ": got a " + std::string(dtype_name(frame.dtype)) + " array " +
                               frame.shape.str() + "; this stack takes " + std::string(dtype_name(dtype_)) +
                               " frames (" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
-    QuietErrors quiet;
+    HdfCall guard;
     const hsize_t dims[3] = {hsize_t(frames_) + 1, rows_, cols_};
     if (H5Dset_extent(dset_, dims) < 0) throw IoError(at + ": cannot extend the dataset" + h5_detail());
     const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
@@ -415,7 +424,7 @@ void FrameStackWriter::write_frame(const HostArray& frame) {
 void FrameStackWriter::close() {
     if (closed_) return;
     if (file_ < 0) throw InvalidArgument(where() + ": the writer was moved from");
-    QuietErrors quiet;
+    HdfCall guard;
     const herr_t d = H5Dclose(dset_);
     dset_ = -1;
     const herr_t f = H5Fclose(file_);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/bitshuffle_lz4.hpp"
+#include "io/fp_env.hpp"
 #include "kiln/error.hpp"
 
 using namespace kiln;
@@ -65,6 +66,7 @@ std::string temp_h5(const std::string& tag) {
 // replaces that folder, so add it back in case the variable points elsewhere.
 // In front, because HDF5 1.10 stops searching at a folder that does not exist.
 bool bitshuffle_plugin_available() {
+    kiln::io::FloatEnvGuard fp;  // the plugin, once loaded, would flush subnormals (io/fp_env.hpp)
     if (H5Zfilter_avail(32008) > 0) return true;
     H5PLprepend("/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins");
     return H5Zfilter_avail(32008) > 0;
@@ -73,6 +75,7 @@ bool bitshuffle_plugin_available() {
 // Writes `data` as one chunk through HDF5's filter pipeline (the plugin does
 // the compression) and returns the stored chunk bytes.
 std::vector<uint8_t> plugin_chunk(const std::vector<uint8_t>& data, hid_t type, size_t es) {
+    kiln::io::FloatEnvGuard fp;  // the plugin, once loaded, would flush subnormals (io/fp_env.hpp)
     const std::string path = temp_h5("plugin");
     const hsize_t dims[1] = {data.size() / es};
     hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);

@@ -5,12 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
 
 #include "cpu/bitshuffle_lz4.hpp"
+#include "io/fp_env.hpp"
 #include "io/h5frames.hpp"
 #include "kiln/error.hpp"
 
@@ -54,6 +56,7 @@ bool same_bytes(const HostArray& a, const HostArray& b) {
 // See test_bslz4.cpp: Debian's plugin folder, in front because HDF5 1.10
 // stops searching at a folder that does not exist.
 bool bitshuffle_plugin_available() {
+    io::FloatEnvGuard fp;  // the plugin, once loaded, would flush subnormals (io/fp_env.hpp)
     if (H5Zfilter_avail(32008) > 0) return true;
     H5PLprepend("/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins");
     return H5Zfilter_avail(32008) > 0;
@@ -62,6 +65,7 @@ bool bitshuffle_plugin_available() {
 // Reads frame `frame` through HDF5's own filter pipeline (the plugin).
 std::vector<uint32_t> read_via_hdf5(const std::string& path, const std::string& dataset, size_t frame,
                                     size_t rows, size_t cols) {
+    io::FloatEnvGuard fp;  // the plugin, once loaded, would flush subnormals (io/fp_env.hpp)
     std::vector<uint32_t> out(rows * cols, 0xDEADBEEF);
     hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     REQUIRE(f >= 0);
@@ -125,6 +129,30 @@ TEST_CASE("bitshuffle-LZ4 frame stack round trip", "[io][h5frames][bslz4]") {
     }
 }
 
+// Debian's filter plugins are built with -ffast-math: loading one turns on
+// flush-to-zero for the whole process. kiln's reader and writer load it
+// (the writer asks HDF5 whether filter 32008 is there) and must leave the
+// caller's floating-point environment as it was. ctest runs each test in its
+// own process, so here the plugin is loaded for the first time by kiln.
+TEST_CASE("frame stacks keep the caller's subnormal floats", "[io][h5frames][bslz4]") {
+    TempFile file("fenv");
+    H5PLprepend("/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins");
+    {
+        FrameStackWriter w(file.path, "/data", 5, 7, DType::uint32, true);
+        w.write_frame(poisson_frame<uint32_t>(5, 7, 3.0, 1));
+        w.close();
+    }
+    FrameStackReader r(file.path, "/data");
+    CHECK(r.read_frame(0).nbytes() == 5 * 7 * 4);
+    INFO("HDF5 filter 32008 not found: install Debian's bitshuffle package");
+    REQUIRE(H5Zfilter_avail(32008) > 0);  // the plugin is loaded now
+    volatile float tiny = 1e-39f;          // subnormal in float32
+    const float half = tiny * 0.5f;
+    CHECK(std::fpclassify(half) == FP_SUBNORMAL);
+    volatile double dtiny = 1e-310;
+    CHECK(dtiny * 0.5 > 0.0);
+}
+
 TEST_CASE("frame stacks written by the HDF5 plugin", "[io][h5frames][bslz4]") {
     REQUIRE(bitshuffle_plugin_available());
     TempFile file("plugin");
@@ -135,6 +163,7 @@ TEST_CASE("frame stacks written by the HDF5 plugin", "[io][h5frames][bslz4]") {
         all.insert(all.end(), f.as<uint32_t>().begin(), f.as<uint32_t>().end());
     }
     {
+        io::FloatEnvGuard fp;
         hid_t f = H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         const hsize_t dims[3] = {n, rows, cols};
         hid_t space = H5Screate_simple(3, dims, nullptr);
@@ -197,6 +226,7 @@ TEST_CASE("a contiguous 2-D dataset is a stack of one frame", "[io][h5frames]") 
     std::vector<double> v(6 * 9);
     for (size_t i = 0; i < v.size(); ++i) v[i] = 0.25 * double(i) - 3;
     {
+        io::FloatEnvGuard fp;
         hid_t f = H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         const hsize_t dims[2] = {6, 9};
         hid_t space = H5Screate_simple(2, dims, nullptr);
