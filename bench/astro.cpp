@@ -1,6 +1,7 @@
 // The astronomy workloads of REFERENCE.md on the synthetic sky:
 //   W8  connected component labelling of the 5-sigma mask, 4-connectivity;
-//   W9  measurements (sum and centre of mass among them) of every label.
+//   W9  measurements (sum and centre of mass among them) of every label;
+//   W9c the two chained with the label count left on the device.
 // The mask is the one bench/compare.py gives CuPy and SciPy: image > 5 * the
 // kappa-sigma clipped std. Both results are checked against the CPU refs.
 #include <algorithm>
@@ -66,6 +67,24 @@ Register w8{{"W8", "label 2048^2 5-sigma mask, 4-connectivity", "astro",
                  return r;
              }}};
 
+// Compares a measured table with cpu::measure's on the sky's labels.
+void check_table(Result& r, const Sky& s, const std::vector<LabelStats>& got) {
+    r.checked = true;
+    const auto want = cpu::measure(s.image, s.labels.labels);
+    r.ok = got.size() == want.size();
+    if (!r.ok) r.note = std::to_string(got.size()) + " labels measured, not " + std::to_string(want.size());
+    for (size_t k = 0; r.ok && k < got.size(); ++k) {
+        auto close = [](double a, double b) {
+            return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+        };
+        r.ok = got[k].count == want[k].count && close(got[k].sum, want[k].sum) &&
+               close(got[k].center_of_mass[1], want[k].center_of_mass[1]) &&
+               close(got[k].center_of_mass[2], want[k].center_of_mass[2]) &&
+               got[k].bbox_stop == want[k].bbox_stop && got[k].max_pos == want[k].max_pos;
+        if (!r.ok) r.note = "label " + std::to_string(k + 1) + " differs from cpu::measure";
+    }
+}
+
 Register w9{
     {"W9", "measure all labels (sum, centre of mass, ...)", "astro",
      [](Context& ctx, Size size, int n) {
@@ -77,19 +96,24 @@ Register w9{
          take_times(r, timed(ctx, size, [&] { got = measure_async(image, labels, s.labels.count).stats(); },
                            n, 3));
          r.metrics["labels"] = s.labels.count;
-         r.checked = true;
-         const auto want = cpu::measure(s.image, s.labels.labels);
-         r.ok = got.size() == want.size();
-         for (size_t k = 0; r.ok && k < got.size(); ++k) {
-             auto close = [](double a, double b) {
-                 return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
-             };
-             r.ok = got[k].count == want[k].count && close(got[k].sum, want[k].sum) &&
-                    close(got[k].center_of_mass[1], want[k].center_of_mass[1]) &&
-                    close(got[k].center_of_mass[2], want[k].center_of_mass[2]) &&
-                    got[k].bbox_stop == want[k].bbox_stop && got[k].max_pos == want[k].max_pos;
-             if (!r.ok) r.note = "label " + std::to_string(k + 1) + " differs from cpu::measure";
-         }
+         check_table(r, s, got);
+         return r;
+     }}};
+
+// W8 and W9 chained with the count left on the device: one submission and
+// one read-back (of the count and the table together).
+Register w9c{
+    {"W9c", "label then measure, count on the device, one read-back", "astro",
+     [](Context& ctx, Size size, int n) {
+         const Sky& s = sky(size);
+         Array image = Array::from_host(ctx, s.image);
+         Array mask = Array::from_host(ctx, s.mask);
+         std::vector<LabelStats> got;
+         Result r;
+         take_times(r, timed(ctx, size, [&] { got = measure_async(image, label_async(mask, 4)).stats(); },
+                           n, 3));
+         r.metrics["labels"] = s.labels.count;
+         check_table(r, s, got);
          return r;
      }}};
 

@@ -15,10 +15,12 @@ layout(constant_id = 3) const uint ROWS = 1;  // image rows per invocation
 
 layout(std430, binding = 0) readonly buffer Mask { T mask[]; };
 layout(std430, binding = 1) writeonly buffer Parent { uint parent[]; };
+// label_flatten's block counts: this pass zeroes the counter at their end.
+layout(std430, binding = 2) writeonly buffer Blocks { uint block_roots[]; };
 // The grid is the list of tiles folded into x and y (a long 1-D mask has more
 // tiles than one grid axis allows).
 // The earlier-neighbour offsets in use are the set bits of `offsets`.
-layout(push_constant) uniform Push { uint nx, ny, nz, tiles_x, tiles_y, tiles, offsets; } p;
+layout(push_constant) uniform Push { uint nx, ny, nz, tiles_x, tiles_y, tiles, offsets, blocks; } p;
 
 const uint BG = 0x7FFFFFFFu;
 const uint LOCAL_BG = 0xFFFFFFFFu;
@@ -68,6 +70,7 @@ bool is_foreground(uvec3 g) {
 
 void main() {
     const uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (tile == 0 && gl_LocalInvocationIndex == 0) block_roots[p.blocks] = 0;
     if (tile >= p.tiles) return;  // the whole workgroup: no barrier is skipped by part of it
     const uvec3 t =
         uvec3(tile % p.tiles_x, (tile / p.tiles_x) % p.tiles_y, tile / (p.tiles_x * p.tiles_y));

@@ -37,22 +37,25 @@ layout(constant_id = 3) const uint KIND = 0;
 
 layout(std430, binding = 0) readonly buffer Values { uvec2 values[]; };
 layout(std430, binding = 1) readonly buffer Sorted { uint sorted[]; };
-// out: the table, ROW words per slot (zero, an empty row, on entry), then
-// the state of measure_runs from word ROW * N: counts [0, N), segments
-// done [N, 2N), workgroups done, pixels, segments.
+// out: a header of HEAD words (workgroups done, pixels, segments, labels),
+// the table, ROW words per slot (zero, an empty row, on entry), then the
+// state of measure_runs from word HEAD + ROW * N: counts [0, N), segments
+// done [N, 2N).
 layout(std430, binding = 2) coherent buffer Out { uint out_words[]; };
-// offsets [0, N), cursors [N, 2N), first segment [2N, 3N).
+// offsets [0, N), cursors [N, 2N).
 layout(std430, binding = 3) readonly buffer Lists { uint lists[]; };
 // Partials and table rows are ROW words: 6 sums of 2 words, then 16 words:
 // count, min index, max index, lo xyz, hi xyz, min (2), max (2) as accumulator-type bits, 3 spare.
 layout(std430, binding = 4) coherent buffer Parts { uint parts[]; };
-layout(std430, binding = 5) readonly buffer SegSlots { uint seg_slots[]; };
-layout(push_constant) uniform Push { uint nslots, nx, ny, small, seg; } p;
+// Each segment: its slot, the slot's first segment, count and list offset.
+layout(std430, binding = 5) readonly buffer SegInfo { uvec4 seg_info[]; };
+layout(push_constant) uniform Push { uint nslots, nx, ny, small, seg, max_segments; } p;
 
 const uint PER = 8;  // pixels per invocation of a segment: seg = workgroup size * PER
 
 const uint ACCS = 6;  // sum, shifted sum, shifted squares, v*z, v*y, v*x
 const uint ROW = 2 * ACCS + 16;
+const uint HEAD = 4;
 
 struct Partial {
     uint n;
@@ -121,9 +124,9 @@ uvec2 bits_of(float v) { return uvec2(floatBitsToUint(v), 0u); }
 float from_bits(uvec2 b) { return uintBitsToFloat(b.x); }
 #endif
 
-// Pixel i at list position j.
-void add_pixel(inout Partial pt, uint i, uint j, F shift) {
-    F v = value(values[j]);
+// Pixel i with its raw value.
+void add_pixel(inout Partial pt, uint i, uvec2 raw, F shift) {
+    F v = value(raw);
     if (isnan(v)) return;
     F k = v;
     uvec3 c = uvec3(i % p.nx, (i / p.nx) % p.ny, i / (p.nx * p.ny));
@@ -174,9 +177,9 @@ void merge(inout Partial a, Partial b) {
 }
 
 // The same layout serves the segment partials and the table rows.
-#define STORE(BUF, row, pt)                                                 \
+#define STORE(BUF, at, pt)                                                  \
     {                                                                       \
-        uint b_ = (row) * ROW;                                              \
+        uint b_ = (at);                                                     \
         for (uint k_ = 0; k_ < ACCS; ++k_) {                                \
             uvec2 w_ = acc_bits((pt).acc[k_]);                              \
             BUF[b_ + 2 * k_] = w_.x;                                        \
@@ -219,11 +222,10 @@ Partial load_partial(uint row) {
 shared Partial s_part[gl_WorkGroupSize.x];  // one per subgroup is used
 shared bool s_last;
 
-uint state_at(uint k) { return ROW * p.nslots + k; }
+uint state_at(uint k) { return HEAD + ROW * p.nslots + k; }
 uint count_of(uint l) { return out_words[state_at(l)]; }
-// The first non-NaN value of slot l's list of `count` (0 if there is none).
-F shift_of(uint l, uint count) {
-    const uint start = lists[l];
+// The first non-NaN value of a list of `count` from `start` (0 if there is none).
+F shift_of(uint start, uint count) {
     F v = value(values[start]);
     for (uint j = start + 1; isnan(v) && j < start + count; ++j) v = value(values[j]);
     return isnan(v) ? F(0) : v;
@@ -257,32 +259,36 @@ void reduce_workgroup(Partial pt) {
     barrier();
 }
 
-void reduce_segment(uint w) {
+void reduce_segment(uint w, uvec4 info) {
     const uint wg = gl_WorkGroupSize.x, lid = gl_LocalInvocationID.x;
     const uint nslots = p.nslots;
-    const uint l = seg_slots[w];
-    const uint first_seg = lists[2 * nslots + l];
-    const uint count = count_of(l);
+    const uint l = info.x, first_seg = info.y, count = info.z, list0 = info.w;
     const uint segments = (count + p.seg - 1) / p.seg;
-    const uint start = lists[l] + (w - first_seg) * p.seg;
-    const uint end = min(lists[l] + count, start + p.seg);
-    const F shift = shift_of(l, count);
-    Partial pt = empty_partial();
-    [[dont_unroll]] for (uint k = 0; k < PER; ++k) {
+    const uint start = list0 + (w - first_seg) * p.seg;
+    const uint end = min(list0 + count, start + p.seg);
+    // Every load of the segment is issued before the first is used.
+    uint idx[PER];
+    uvec2 raw[PER];
+    [[unroll]] for (uint k = 0; k < PER; ++k) {
         const uint j = start + lid + k * wg;
-        if (j < end) add_pixel(pt, sorted[j], j, shift);
+        idx[k] = j < end ? sorted[j] : 0u;
+        raw[k] = j < end ? values[j] : uvec2(0u);
     }
+    const F shift = shift_of(list0, count);
+    Partial pt = empty_partial();
+    [[unroll]] for (uint k = 0; k < PER; ++k)
+        if (start + lid + k * wg < end) add_pixel(pt, idx[k], raw[k], shift);
     // Phase 0 reduces the segment; phase 1, in the workgroup that completes
     // the slot's last segment, combines the slot's segments. One loop keeps
     // one copy of the reduction in the shader.
     [[dont_unroll]] for (uint phase = 0; phase < 2; ++phase) {
         reduce_workgroup(pt);
         if (phase == 1 || segments == 1) {
-            if (lid == 0) STORE(out_words, l, s_part[0]);
+            if (lid == 0) STORE(out_words, HEAD + l * ROW, s_part[0]);
             break;
         }
         if (lid == 0) {
-            STORE(parts, w, s_part[0]);
+            STORE(parts, w * ROW, s_part[0]);
             memoryBarrierBuffer();
             s_last = atomicAdd(out_words[state_at(nslots + l)], 1) == segments - 1;
         }
@@ -300,18 +306,20 @@ void reduce_small_slot(uint l) {
     if (count > p.small) return;  // finished by its last segment
     if (count == 0) return;  // the row is zero: empty
     Partial pt = empty_partial();
-    const F shift = shift_of(l, count);
     const uint start = lists[l];
-    for (uint j = start; j < start + count; ++j) add_pixel(pt, sorted[j], j, shift);
-    STORE(out_words, l, pt);
+    const F shift = shift_of(start, count);
+    for (uint j = start; j < start + count; ++j) add_pixel(pt, sorted[j], values[j], shift);
+    STORE(out_words, HEAD + l * ROW, pt);
 }
 
 void main() {
-    const uint segments = out_words[state_at(2 * p.nslots + 2)];
+    const uint segments = out_words[2];
     const uint groups = p.small > 0 ? (p.nslots + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x : 0;
     for (uint w = gl_WorkGroupID.x; w < segments + groups; w += gl_NumWorkGroups.x) {
+        // The segment's record is loaded along with the total, not after it.
+        const uvec4 info = seg_info[min(w, p.max_segments - 1)];
         if (w < segments) {
-            reduce_segment(w);
+            reduce_segment(w, info);
         } else {
             const uint l = (w - segments) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
             if (l < p.nslots) reduce_small_slot(l);

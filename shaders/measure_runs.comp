@@ -32,22 +32,25 @@ layout(std430, binding = 0) readonly buffer Labels { int labels[]; };
 layout(std430, binding = 1) readonly buffer Image { T image[]; };
 layout(std430, binding = 2) readonly buffer Keys { int keys[]; };  // sorted label values
 layout(std430, binding = 3) readonly buffer KeySlots { int key_slots[]; };
-// out: the table (ROW words per slot, see measure_reduce), then the state
-// from word 28 N: counts [0, N), segments done [N, 2N), then: workgroups
-// done, pixels, segments. Zero on entry.
+// out: a header of HEAD words (workgroups done, pixels, segments, labels),
+// the table (ROW words per slot, see measure_reduce), then the state from
+// word HEAD + ROW N: counts [0, N), segments done [N, 2N). Zero on entry.
 layout(std430, binding = 4) coherent buffer Out { uint out_words[]; };
-// lists: offsets [0, N), cursors [N, 2N), first segment [2N, 3N).
+// lists: offsets [0, N), cursors [N, 2N).
 layout(std430, binding = 5) buffer Lists { uint lists[]; };
 layout(std430, binding = 6) writeonly buffer Sorted { uint sorted[]; };
 layout(std430, binding = 7) writeonly buffer Values { uvec2 values[]; };
-// The slot of each segment.
-layout(std430, binding = 8) writeonly buffer SegSlots { uint seg_slots[]; };
-layout(push_constant) uniform Push { uint n, nslots, nkeys, small, seg; } p;
+// Each segment: its slot, the slot's first segment, count and list offset.
+layout(std430, binding = 8) writeonly buffer SegInfo { uvec4 seg_info[]; };
+// The number of labels on the device (device_count 1), for the header.
+layout(std430, binding = 9) readonly buffer Count { int label_count; };
+layout(push_constant) uniform Push { uint n, nslots, nkeys, small, seg, device_count; } p;
 
 shared uvec2 s_sub[gl_WorkGroupSize.x];
 shared bool s_last;
 
-uint state_at(uint k) { return 28 * p.nslots + k; }
+const uint HEAD = 4, ROW = 28;
+uint state_at(uint k) { return HEAD + ROW * p.nslots + k; }
 
 int slot_of(int l) {
     int s = -1;
@@ -203,8 +206,7 @@ uvec2 workgroup_exclusive(uvec2 x, out uvec2 sum) {
 // Run by the last workgroup of MODE 0 once every count is in: each slot's
 // list offset (and the scatter's cursor, starting there) and, for slots of
 // more than `small` pixels, its segments of at most `seg` pixels for
-// measure_reduce (their first index here, their slot in seg_slots); the
-// totals go to the end of the state.
+// measure_reduce (seg_info); the totals go to the header.
 void offsets() {
     const uint PER = 4;  // slots per invocation per round, their loads issued together
     const uint nslots = p.nslots;
@@ -223,15 +225,16 @@ void offsets() {
             if (i >= nslots) break;
             lists[i] = run.x;
             lists[nslots + i] = run.x;
-            lists[2 * nslots + i] = run.y;
-            for (uint j = 0; j < segments(count[k]); ++j) seg_slots[run.y + j] = i;
+            for (uint j = 0; j < segments(count[k]); ++j)
+                seg_info[run.y + j] = uvec4(i, run.y, count[k], run.x);
             run += uvec2(count[k], segments(count[k]));
         }
         carry += round_sum;
     }
     if (gl_LocalInvocationID.x == 0) {
-        out_words[state_at(2 * nslots + 1)] = carry.x;
-        out_words[state_at(2 * nslots + 2)] = carry.y;
+        out_words[1] = carry.x;
+        out_words[2] = carry.y;
+        out_words[3] = p.device_count == 1 ? uint(max(label_count, 0)) : nslots;
     }
 }
 
@@ -246,7 +249,7 @@ void main() {
     barrier();
     if (gl_LocalInvocationID.x == 0) {
         memoryBarrierBuffer();
-        s_last = atomicAdd(out_words[state_at(2 * p.nslots)], 1) == gl_NumWorkGroups.x - 1;
+        s_last = atomicAdd(out_words[0], 1) == gl_NumWorkGroups.x - 1;
     }
     barrier();
     if (s_last) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ops/kernel.hpp"
+#include "ops/read_back.hpp"
 
 namespace kiln {
 
@@ -28,9 +29,9 @@ constexpr std::array<uint32_t, 3> linear_local{256, 1, 1};
 constexpr uint32_t block_per_invocation = 16;
 
 struct LocalPush {
-    uint32_t nx, ny, nz, tiles_x, tiles_y, tiles, offsets;
+    uint32_t nx, ny, nz, tiles_x, tiles_y, tiles, offsets, blocks;
 };
-static_assert(sizeof(LocalPush) == 28);
+static_assert(sizeof(LocalPush) == 32);
 
 struct MergePush {
     uint32_t nx, ny, nz, tx, ty, tz, tiles_x, tiles_y, faces, offsets, total;
@@ -107,6 +108,12 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
     const auto nx = static_cast<uint32_t>(shape.x()), ny = static_cast<uint32_t>(shape.y()),
                nz = static_cast<uint32_t>(shape.z());
     Array out = Array::empty(mask.context(), shape, DType::int32);
+    // Blocks of consecutive pixels for the raster-order numbering (passes
+    // 3-5): their root counts, then a counter of finished workgroups that
+    // pass 1 zeroes (no fill of its own).
+    const uint32_t block = linear_local[0] * block_per_invocation;
+    const uint32_t blocks = ceil_div(n, block);
+    Array block_roots = Array::empty(mask.context(), Shape{uint64_t(blocks) + 1}, DType::uint32);
 
     // 1. Tiles: rows of 256 for 1-D, 32x32 (32x8 invocations, 4 rows each)
     // for 2-D, 8x8x4 for 3-D. A tuned workgroup size changes the tile.
@@ -118,11 +125,12 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
     Dispatcher local(ctx, ops::variant("label_local", mask.dtype()), tile_local);
     const uint32_t tx = local.local()[0], ty = local.local()[1] * rows, tz = local.local()[2];
     const uint32_t offsets = offset_mask(shape.ndim(), reach);
-    LocalPush lp{nx, ny, nz, ceil_div(nx, tx), ceil_div(ny, ty), 0, offsets};
+    LocalPush lp{nx, ny, nz, ceil_div(nx, tx), ceil_div(ny, ty), 0, offsets, blocks};
     const uint64_t tiles = uint64_t(lp.tiles_x) * lp.tiles_y * ceil_div(nz, tz);
     lp.tiles = static_cast<uint32_t>(tiles);
     const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(tiles, 65535));
-    local.read(mask).write(out).spec(rows).push(lp).groups(gx, ceil_div(tiles, gx)).record();
+    local.read(mask).write(out).write(block_roots).spec(rows).push(lp);
+    local.groups(gx, ceil_div(tiles, gx)).record();
 
     // 2. Only needed when there is more than one tile: the tile faces that
     // have earlier neighbours in other tiles (see label_merge.comp).
@@ -144,12 +152,8 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
         merge.read_write(out).push(mp).stride_grid(total).record();
     }
 
-    // 3-5. Blocks of consecutive pixels for the raster-order numbering; the
-    // block counts end with a counter of finished workgroups.
-    const uint32_t block = linear_local[0] * block_per_invocation;
-    const uint32_t blocks = ceil_div(n, block);
+    // 3-5. Numbering in raster order, block by block.
     const BlockPush bp{n, blocks, block};
-    Array block_roots = Array::zeros(mask.context(), Shape{uint64_t(blocks) + 1}, DType::uint32);
     Array count = Array::empty(mask.context(), Shape{1}, DType::int32);
     Dispatcher(ctx, "label_flatten", linear_local)
         .read_write(out)
@@ -173,7 +177,7 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
 Labels label(const Array& mask, int connectivity) {
     LabelsAsync pending = label_async(mask, connectivity);
     int32_t count = 0;
-    pending.count.pull(&count, sizeof count);
+    ops::read_back(pending.count, &count, sizeof count);  // one submission, one wait
     return {pending.labels, count};
 }
 

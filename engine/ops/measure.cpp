@@ -14,6 +14,7 @@
 #include "kiln/elementwise.hpp"
 #include "ops/kernel.hpp"
 #include "ops/measure_detail.hpp"
+#include "ops/read_back.hpp"
 
 namespace kiln {
 
@@ -167,18 +168,41 @@ Measurements::Measurements(Raw raw, std::vector<int32_t> out_labels,
                            std::vector<uint32_t> out_slots)
     : raw_(std::move(raw)), out_labels_(std::move(out_labels)), out_slots_(std::move(out_slots)) {}
 
+size_t Measurements::size() const {
+    if (!raw_.device_count) return out_labels_.size();
+    uint32_t header[ops::header_words];
+    ops::read_back(raw_.table, header, sizeof header);
+    return header[ops::header_labels];
+}
+
 std::vector<LabelStats> Measurements::stats() const {
     std::vector<LabelStats> out;
-    if (out_labels_.empty()) return out;  // nothing was recorded
-    const std::vector<uint32_t> table = raw_.table.to_vector<uint32_t>();
-    out.reserve(out_labels_.size());
-    for (size_t k = 0; k < out_labels_.size(); ++k)
-        out.push_back(
-            finish(table.data() + size_t(out_slots_[k]) * ops::row_words, out_labels_[k], raw_));
+    if (!raw_.table) return out;  // nothing was recorded
+    // The header and the rows; the passes' state after them stays behind.
+    std::vector<uint32_t> words(ops::header_words + size_t(raw_.nslots) * ops::row_words);
+    ops::read_back(raw_.table, words.data(), words.size() * sizeof(uint32_t));
+    const uint32_t* rows = words.data() + ops::header_words;
+    if (!raw_.device_count) {
+        out.reserve(out_labels_.size());
+        for (size_t k = 0; k < out_labels_.size(); ++k)
+            out.push_back(finish(rows + size_t(out_slots_[k]) * ops::row_words, out_labels_[k], raw_));
+        return out;
+    }
+    const uint32_t count = words[ops::header_labels];
+    if (count > raw_.nslots)  // more labels than the table holds: measure them all again
+        return all_labels(raw_.image, raw_.labels, count, raw_.float64).stats();
+    out.reserve(count);
+    for (uint32_t k = 0; k < count; ++k)
+        out.push_back(finish(rows + size_t(k) * ops::row_words, int32_t(k + 1), raw_));
     return out;
 }
 
 namespace ops {
+
+uint32_t device_count_capacity(uint64_t n) {
+    // No mask of n pixels has more than ceil(n / 2) components.
+    return static_cast<uint32_t>(std::min<uint64_t>((n + 1) / 2, std::max<uint64_t>(1024, n / 4096)));
+}
 
 std::vector<LabelStats> measure_with(const Array& image, const Array& labels,
                                      std::span<const int32_t> index, bool float64,
@@ -214,6 +238,26 @@ Measurements measure_async(const Array& image, const Array& labels, int32_t coun
         throw InvalidArgument("measure: count " + std::to_string(count) +
                               " is negative; give the number of labels");
     return all_labels(image, labels, count, float64);
+}
+
+Measurements measure_async(const Array& image, const LabelsAsync& labels) {
+    const bool float64 = image && image.state().device().enabled().float64;
+    check_image(image, labels.labels, float64);
+    if (labels.labels.dtype() != DType::int32)
+        throw InvalidArgument("measure: labels are " +
+                              std::string(dtype_name(labels.labels.dtype())) +
+                              " where int32 (as label_async() returns) is needed");
+    if (!labels.count || labels.count.size() != 1 || labels.count.dtype() != DType::int32)
+        throw InvalidArgument("measure: the label count must be an int32 array of one element, "
+                              "as label_async() returns");
+    ops::check_same_context(image, labels.count, "measure");
+    const uint32_t capacity = ops::device_count_capacity(image.size());
+    Measurements::Raw raw = ops::record_measure(image, labels.labels, ops::SlotMap{capacity, {}, {}},
+                                                float64, std::nullopt, &labels.count);
+    raw.image = image;
+    raw.labels = labels.labels;
+    raw.device_count = true;
+    return Measurements(std::move(raw), {}, {});
 }
 
 std::vector<LabelStats> measure(const Array& image, const Labels& labels) {

@@ -1,13 +1,15 @@
 // The GPU passes of the per-label measurements, recorded at once:
-//   1. fill                   zero the table and the per-slot counters
+//   1. fill                   zero the header, table and per-slot counters
 //   2. measure_runs (MODE 0)  pixels: count of every slot; the last
-//                             workgroup lays out the slot lists
+//                             workgroup lays out the slot lists and their
+//                             segments, and writes the header
 //   3. measure_runs (MODE 1)  pixels: indices and values grouped by slot
 //   4. measure_reduce         a workgroup per segment of a slot's list (the
 //                             last one of a slot writes its row)
 // The atomics of passes 2 and 3 are integer ones, once per run of equal
-// labels; every floating-point sum is made by one owner in a fixed order,
-// so float64 (or compensated float32) needs no atomics.
+// labels; every floating-point sum is made by one owner in the order of its
+// list, so float64 (or compensated float32) needs no atomics. The host
+// reads back the header and the rows (measure.cpp).
 #include <algorithm>
 #include <optional>
 
@@ -29,14 +31,14 @@ constexpr uint32_t per_invocation = 8;
 constexpr uint32_t steps_per_chunk = 4;  // measure_runs' STEPS
 
 struct RunsPush {
-    uint32_t n, nslots, nkeys, small, seg;
+    uint32_t n, nslots, nkeys, small, seg, device_count;
 };
-static_assert(sizeof(RunsPush) == 20);
+static_assert(sizeof(RunsPush) == 24);
 
 struct ReducePush {
-    uint32_t nslots, nx, ny, small, seg;
+    uint32_t nslots, nx, ny, small, seg, max_segments;
 };
-static_assert(sizeof(ReducePush) == 20);
+static_assert(sizeof(ReducePush) == 24);
 
 uint32_t capped(detail::ContextState& ctx, uint64_t groups) {
     return static_cast<uint32_t>(std::clamp<uint64_t>(
@@ -58,7 +60,7 @@ uint32_t looping_grid(detail::ContextState& ctx, uint64_t items) {
 }  // namespace
 
 Measurements::Raw record_measure(const Array& image, const Array& labels, const SlotMap& map,
-                                 bool float64, std::optional<uint32_t> small) {
+                                 bool float64, std::optional<uint32_t> small, const Array* count) {
     const uint32_t small_slot = small.value_or(ctx_small_slot(image.state()));
     detail::ContextState& ctx = image.state();
     const Context c = image.context();
@@ -69,34 +71,41 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                            reduce_local);
     const uint32_t segment = reduce_pass.local()[0] * per_invocation;
 
-    // The table (row_words per slot; zero is an empty row), then the counts
-    // and segments done per slot, and three totals.
-    Array out = Array::zeros(c, Shape{(row_words + 2) * uint64_t(nslots) + 4}, DType::uint32);
-    // Offsets, cursors and first segments per slot.
-    Array lists = Array::empty(c, Shape{3 * uint64_t(nslots)}, DType::uint32);
+    // The header, the table (row_words per slot; zero is an empty row), then
+    // the counts and segments done per slot.
+    Array out = Array::zeros(c, Shape{header_words + (row_words + 2) * uint64_t(nslots)},
+                             DType::uint32);
+    // Offsets and cursors per slot.
+    Array lists = Array::empty(c, Shape{2 * uint64_t(nslots)}, DType::uint32);
     // The measured pixels grouped by slot: indices, and values as two words.
     Array sorted = Array::empty(c, Shape{n}, DType::uint32);
     Array values = Array::empty(c, Shape{2 * uint64_t(n)}, DType::uint32);
     // At most one segment per `segment` pixels plus one per large slot.
     const uint64_t large_slots = std::min<uint64_t>(nslots, n / (small_slot + 1));
     const uint64_t max_segments = std::max<uint64_t>(1, (n + segment - 1) / segment + large_slots);
-    Array seg_slots = Array::empty(c, Shape{max_segments}, DType::uint32);
+    // Per segment: its slot, the slot's first segment, count and list offset.
+    Array seg_info = Array::empty(c, Shape{4 * max_segments}, DType::uint32);
     // Without keys the lookup bindings are unused; the labels stand in.
     Array keys = lookup ? Array::from(c, Shape{map.keys.size()}, map.keys) : labels;
     Array key_slots = lookup ? Array::from(c, Shape{map.key_slots.size()}, map.key_slots) : labels;
-    const RunsPush rp{n, nslots, static_cast<uint32_t>(map.keys.size()), small_slot, segment};
+    // Without a device count the binding is unused; the labels stand in.
+    const Array& count_in = count ? *count : labels;
+    const RunsPush rp{n, nslots, static_cast<uint32_t>(map.keys.size()), small_slot, segment,
+                      count ? 1u : 0u};
     for (uint32_t mode : {0u, 1u}) {
         Dispatcher d(ctx, ops::variant("measure_runs", image.dtype()), runs_local);
         const uint64_t chunk = uint64_t(ctx.info().subgroup_size) * steps_per_chunk;
         const uint64_t per_group = std::max<uint32_t>(1, d.local()[0] / ctx.info().subgroup_size);
         d.read(labels).read(image).read(keys).read(key_slots).read_write(out).read_write(lists);
-        d.write(sorted).write(values).write(seg_slots).spec(mode).spec(lookup).push(rp);
+        d.write(sorted).write(values).write(seg_info).read(count_in);
+        d.spec(mode).spec(lookup).push(rp);
         d.groups(capped(ctx, ((n + chunk - 1) / chunk + per_group - 1) / per_group)).record();
     }
 
     Array parts = Array::empty(c, Shape{max_segments * row_words}, DType::uint32);
     const ReducePush pp{nslots, static_cast<uint32_t>(image.shape().x()),
-                        static_cast<uint32_t>(image.shape().y()), small_slot, segment};
+                        static_cast<uint32_t>(image.shape().y()), small_slot, segment,
+                        static_cast<uint32_t>(max_segments)};
     const uint64_t slot_groups =
         small_slot ? (nslots + reduce_pass.local()[0] - 1) / reduce_pass.local()[0] : 0;
     // How measure_reduce reads the raw values: float32, float64, int32, uint32.
@@ -105,9 +114,14 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                           : dtype_is_signed(image.dtype())  ? 2
                                                             : 3;
     reduce_pass.read(values).read(sorted).read_write(out).read(lists).read_write(parts).read(
-        seg_slots);
+        seg_info);
     reduce_pass.spec(kind).push(pp).groups(looping_grid(ctx, max_segments + slot_groups)).record();
-    return {out, float64, image.shape()};
+    Measurements::Raw raw;
+    raw.table = out;
+    raw.float64 = float64;
+    raw.shape = image.shape();
+    raw.nslots = nslots;
+    return raw;
 }
 
 }  // namespace kiln::ops

@@ -217,6 +217,19 @@ TEST_CASE("label_async keeps the count on the device and runs in a graph", "[ops
     }
 }
 
+TEST_CASE("label reads its count back in the submission that labels", "[ops][label]") {
+    ContextOptions options;
+    options.direct_host_access = false;  // pulls go through staging, as from a discrete GPU
+    Context ctx = test::context(options);
+    const HostArray h = random_mask(Shape{40, 50}, DType::uint8, 0.5, 23);
+    Array mask = Array::from_host(ctx, h);
+    ctx.sync();
+    const size_t before = ctx.profile().submissions().size();
+    const Labels l = label(mask, 4);
+    CHECK(ctx.profile().submissions().size() - before == 1);  // one submit, one wait
+    CHECK(l.count == cpu::label(h, 4).count);
+}
+
 TEST_CASE("label rejects bad input clearly and the context stays usable", "[ops][label]") {
     Context ctx = test::context();
     Array m2 = Array::zeros(ctx, Shape{4, 5}, DType::uint8);

@@ -288,6 +288,69 @@ TEST_CASE("measure_async records without waiting and runs in a graph", "[ops][me
     CHECK(measure_async(img, lab, 0).stats().empty());
 }
 
+TEST_CASE("measure_async of label_async() equals measure(image, label(mask))", "[ops][measure]") {
+    Context ctx = test::context();
+    // Random masks of every rank; a 64x64 checkerboard has 2048 labels, more
+    // than the table's 1024 first sized for (stats() measures again); an
+    // empty mask has none.
+    HostArray checker(Shape{64, 64}, DType::uint8);
+    for (size_t i = 0; i < checker.size(); ++i)
+        checker.as<uint8_t>()[i] = uint8_t((i / 64 + i % 64) % 2);
+    const HostArray empty_mask(Shape{9, 11}, DType::uint8);
+    const std::vector<HostArray> masks{random_mask(Shape{1031}, 0.5, 30),
+                                       random_mask(Shape{61, 67}, 0.45, 31),
+                                       random_mask(Shape{9, 17, 19}, 0.4, 32), checker, empty_mask};
+    for (const HostArray& mask : masks) {
+        INFO(mask.shape.str());
+        const HostArray image = random_image(mask.shape, DType::float32, 33);
+        Array img = Array::from_host(ctx, image), m = Array::from_host(ctx, mask);
+        const Measurements pending = measure_async(img, label_async(m));
+        const auto want = measure(img, label(m));
+        REQUIRE(pending.size() == want.size());
+        require_stats(pending.stats(), want, 1e-12);
+        require_stats(pending.stats(), cpu::measure(image, cpu::label(mask).labels), 1e-12);
+    }
+    CHECK(measure_async(Array::from_host(ctx, random_image(checker.shape, DType::float32, 34)),
+                        label_async(Array::from_host(ctx, checker)))
+              .size() == 2048);
+    // Labelling, measuring and the read-back of the count and the table: one
+    // submission (staging as from a discrete GPU's memory).
+    ContextOptions options;
+    options.direct_host_access = false;
+    ctx = test::context(options);
+    const HostArray mask = masks[1];
+    Array img = Array::from_host(ctx, random_image(mask.shape, DType::float32, 35));
+    Array m = Array::from_host(ctx, mask);
+    ctx.sync();
+    const size_t before = ctx.profile().submissions().size();
+    const auto got = measure_async(img, label_async(m)).stats();
+    CHECK(ctx.profile().submissions().size() - before == 1);
+    CHECK(got.size() == size_t(cpu::label(mask).count));
+}
+
+TEST_CASE("label_async -> measure_async runs in a graph with the count on the device",
+          "[ops][measure]") {
+    Context ctx = test::context();
+    const HostArray m1 = random_mask(Shape{50, 70}, 0.5, 35), m2 = random_mask(Shape{50, 70}, 0.3, 36);
+    const HostArray image = random_image(m1.shape, DType::float64, 37);
+    Array img = Array::from_host(ctx, image), mask = Array::from_host(ctx, m1);
+    Graph g(ctx);
+    Measurements m;
+    {
+        auto capture = g.capture();
+        m = measure_async(img, label_async(mask, 8));
+    }
+    for (const HostArray* h : {&m1, &m2}) {
+        mask.push(h->bytes.data(), h->bytes.size());
+        g.run();
+        require_stats(m.stats(), cpu::measure(image, cpu::label(*h, 8).labels), 1e-12);
+    }
+    Array lab = Array::zeros(ctx, image.shape, DType::int32);
+    CHECK_THROWS_WITH(measure_async(img, LabelsAsync{lab, lab}), Catch::Contains("one element"));
+    CHECK_THROWS_WITH(measure_async(img, LabelsAsync{lab.reshape(Shape{70, 50}), label_async(mask).count}),
+                      Catch::Contains("differ"));
+}
+
 TEST_CASE("measure rejects bad input clearly and the context stays usable", "[ops][measure]") {
     Context ctx = test::context();
     Array img = Array::zeros(ctx, Shape{4, 5});

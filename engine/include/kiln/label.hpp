@@ -32,11 +32,13 @@ struct LabelsAsync {
 /// default: 2, 4 or 6. Anything else throws InvalidArgument.
 ///
 /// Components are numbered 1..N in raster (C) order of their first pixel.
-/// Waits for the GPU to read N back; the label image stays on the device.
+/// Waits for the GPU to read N back (one submission and one wait); the
+/// label image stays on the device.
 /// Masks of 2^31 - 1 elements or more throw Unsupported.
 Labels label(const Array& mask, int connectivity = 0);
 
-/// label() without waiting: the count is a one-element device array.
+/// label() without waiting: the count is a one-element device array, which
+/// measure_async(image, LabelsAsync) takes as it is.
 LabelsAsync label_async(const Array& mask, int connectivity = 0);
 
 }  // namespace kiln

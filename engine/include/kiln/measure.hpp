@@ -21,19 +21,28 @@ using LabelStats = cpu::LabelStats;
 class Measurements {
 public:
     Measurements() = default;
-    /// Waits for the GPU and finishes the table: one entry per requested label.
+    /// Waits for the GPU and finishes the table: one entry per requested
+    /// label. One read-back (with the label count when it came from the
+    /// device; a count beyond the table's capacity costs a second pass).
     std::vector<LabelStats> stats() const;
-    /// Number of entries stats() returns.
-    size_t size() const { return out_labels_.size(); }
+    /// Number of entries stats() returns. With the label count still on the
+    /// device (measure_async(image, LabelsAsync)), waits for the GPU to read it.
+    size_t size() const;
 
-    /// Internals: the raw per-slot table the GPU writes, and how to read it.
+    /// Internals: the raw table the GPU writes, and how to read it.
     struct Raw {
-        /// uint32, 28 words per slot: 6 sums of 2 words (float64, or float32
-        /// sum and compensation), count, min/max index, box, min/max as
-        /// float64 (or float32) bits.
+        /// uint32: a header of 4 words (the last the number of labels), then
+        /// 28 words per slot: 6 sums of 2 words (float64, or float32 sum and
+        /// compensation), count, min/max index, box, min/max as float64 (or
+        /// float32) bits; then the passes' own state.
         Array table;
         bool float64 = true;
         Shape shape;
+        uint32_t nslots = 0;
+        /// With the label count on the device: the inputs, measured again
+        /// should the count exceed nslots.
+        Array image, labels;
+        bool device_count = false;
     };
     Measurements(Raw raw, std::vector<int32_t> out_labels, std::vector<uint32_t> out_slots);
 
@@ -71,5 +80,14 @@ std::vector<LabelStats> measure(const Array& image, const Array& labels,
 /// Records the measurement of labels 1..count without waiting; stats() reads
 /// it back. labels must be int32 (as label() returns) and count >= 0.
 Measurements measure_async(const Array& image, const Array& labels, int32_t count);
+
+/// Records the measurement of every label of a label_async() result without
+/// waiting for its count, so label_async -> measure_async -> stats() is one
+/// submission and one read-back (of the count and the table together). The
+/// table is sized on the host for up to max(1024, pixels / 4096) labels
+/// (at most the most a mask can have); when the device's count turns out
+/// larger, stats() measures again with the count it read (a second
+/// submission and read-back). Results as measure(image, label(mask)).
+Measurements measure_async(const Array& image, const LabelsAsync& labels);
 
 }  // namespace kiln
