@@ -122,9 +122,10 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
         throw InvalidArgument("pull inside a Graph capture: pull outputs after Graph::run(), or pull into a "
                               "PinnedBuffer, which a graph fills at every run");
     if (!s->placed()) ctx.place(*s);  // never written: its contents are undefined, as numpy.empty's
-    if (s->last_serial >= ctx.pending_serial()) ctx.flush();
-    ctx.wait(s->last_serial);
     if (s->mapped && s->alloc && ctx.options().direct_host_access) {
+        // Read in place once the work that writes it is done.
+        if (s->last_serial >= ctx.pending_serial()) ctx.flush();
+        ctx.wait(s->last_serial);
         flush_range(ctx, *s, bytes, true);
         std::memcpy(dst, s->mapped, bytes);
         return;
@@ -139,6 +140,8 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
         ctx.sync();
         return;
     }
+    // The copies below are recorded behind the pending work that writes the
+    // array, so a pull of a fresh result is one submission and one wait.
     // Chunks through the ring, two in flight: the host copies one out while
     // the DMA fills the next. Slices are held until copied out.
     auto* p = static_cast<std::byte*>(dst);

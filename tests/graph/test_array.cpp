@@ -103,6 +103,29 @@ TEST_CASE("every transfer path moves the bytes intact", "[array]") {
     for (size_t i = 0; i < g.size(); ++i) REQUIRE(g[i] == w[i] + 1.0f);
 }
 
+TEST_CASE("pulling a fresh result is one submission", "[array]") {
+    // The copy out is recorded behind the work that computes the array:
+    // through the staging ring and into pinned memory alike.
+    ContextOptions o;
+    o.direct_host_access = false;
+    o.import_threshold = ~0ull;
+    Context ctx = test::context(o);
+    std::vector<float> x(4099);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+    Array a = Array::from(ctx, Shape{x.size()}, x);
+    ctx.sync();
+    const bool pinned = GENERATE(false, true);
+    INFO((pinned ? "pinned" : "staging"));
+    PinnedBuffer pin(ctx, x.size() * 4);
+    std::vector<float> pageable(x.size());
+    std::span<float> out = pinned ? pin.as<float>() : std::span<float>(pageable);
+    const size_t before = ctx.profile().submissions().size();
+    Array b = add(a, 1.0);
+    b.pull(out);
+    CHECK(ctx.profile().submissions().size() - before == 1);
+    for (size_t i = 0; i < x.size(); ++i) REQUIRE(out[i] == x[i] + 1.0f);
+}
+
 TEST_CASE("pushing into an array in use keeps program order", "[array]") {
     Context ctx = test::context();
     std::vector<float> one(1031, 1.0f), two(1031, 2.0f);
