@@ -1,17 +1,18 @@
 // Kappa-sigma clipping on the GPU. The kept set is always the finite values
-// inside one interval (each pass keeps a subset of the previous one), so a
-// pass is a radix selection of the median over the values inside the
-// interval, with float64 sums of the same values for the std, and a new
-// interval. Passes are recorded a chunk at a time; the clip state on the
-// device carries the interval, the statistics and a `done` flag that turns
-// the passes after convergence into no-ops, and is read back once per chunk.
+// inside one interval (each pass keeps a subset of the previous one), so once
+// the finite values are sorted every pass keeps a range of them. The values
+// are sorted once (an LSD radix sort of their order-preserving keys, 8 bits
+// a pass: sort_count, sort_scan, sort_scatter), a tree of float64 partial
+// sums is built over them (clip_tree), and one workgroup runs the whole loop
+// (clip_loop): per pass a median lookup, the range's sums from O(log n) tree
+// nodes and two searches for the next range. No host round trip between
+// passes; the statistics land in a small float64 array on the device.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 
-#include "kiln/elementwise.hpp"
 #include "kiln/statistics.hpp"
 #include "ops/kernel.hpp"
 
@@ -22,47 +23,37 @@ namespace {
 using ops::Dispatcher;
 
 constexpr std::array<uint32_t, 3> linear_local{256, 1, 1};
-constexpr uint32_t bins = 2048;
-constexpr uint32_t targets = 2;  // the two middle ranks of the kept values
-constexpr uint64_t elements_per_thread = 32;
-constexpr uint32_t max_groups = 2048;
-constexpr uint32_t prepass = 7;  // select_hist / select_pick: sum and count of the finite values
-// Passes in the first chunk: the synthetic sky converges after 9.
-constexpr int first_chunk = 12;
-constexpr int max_chunk = 192;
+constexpr uint32_t per_lane = 16;        // keys per invocation of the sort: tiles of 16 * local
+constexpr uint32_t max_groups = 65535;   // the kernels loop past it
+constexpr uint32_t fan_out = 256;        // tree nodes sum 256 values or nodes
+constexpr uint32_t max_table_rows = 8;   // subgroups per sort workgroup (sort_scatter's table)
 
-// The clip state as select_hist, select_pick and clip_mask declare it (std430).
-struct ClipState {
-    double lo, hi, shift, median, std, mean;
-    uint32_t count, prev_total, done, iterations, finite, total, last, pad;
+struct SortPush {
+    uint32_t n, tiles;
 };
-static_assert(sizeof(ClipState) == 80);
 
-struct PickPush {
-    uint32_t rank[8];
-    uint32_t slot, max_iters, parts, pad;
+struct TreePush {
+    uint32_t items, in_offset, out_offset, nodes;
+};
+
+struct LoopPush {
+    uint32_t levels, max_iters;
     uint32_t kappa_bits[2];
+    uint32_t offset[4], size[4];
 };
+static_assert(sizeof(LoopPush) == 48);
 
-// Everything one clipping run records its passes with.
-struct Run {
-    const Array& a;
-    std::string variant;
-    uint32_t n, groups, passes;
-    Array hist, state, clip, partials;
-    PickPush pick;
-
-    void record(uint32_t pass, uint32_t slot) {
-        detail::ContextState& ctx = a.state();
-        Dispatcher h(ctx, "select_hist_" + variant, linear_local);
-        h.read(a).read_write(hist).read(state).read(clip).write(partials);
-        h.spec(pass).spec(targets).push(n).groups(groups).record();
-        pick.slot = slot;
-        Dispatcher p(ctx, "select_pick_" + variant, linear_local);
-        p.read_write(hist).read_write(state).read_write(clip).read(partials);
-        p.spec(pass).spec(targets).push(pick).groups(1).record();
+// 8-bit digits of the sort keys (shaders/include/sort_key.glsl).
+uint32_t key_digits(DType t) {
+    switch (t) {
+    case DType::float64: return 8;
+    case DType::int8:
+    case DType::uint8: return 1;
+    case DType::int16:
+    case DType::uint16: return 2;
+    default: return 4;
     }
-};
+}
 
 void check_arguments(const Array& a, double kappa, int max_iters) {
     if (!(kappa > 0.0) || !std::isfinite(kappa))
@@ -75,68 +66,157 @@ void check_arguments(const Array& a, double kappa, int max_iters) {
         throw InvalidArgument(
             "kappa_sigma_clip: the array is null (default-constructed); pass an array made with "
             "Array::empty, Array::from_host or an operation");
-    if (a.size() > std::numeric_limits<uint32_t>::max())
-        throw Unsupported("kappa_sigma_clip: arrays of more than 2^32 - 1 elements are not supported (" +
-                          std::to_string(a.size()) + " given)");
     if (!a.state().device().enabled().float64)
         throw Unsupported("kappa_sigma_clip: needs a device with shaderFloat64 for its float64 sums; '" +
                           a.state().info().name + "' has none");
 }
 
+[[noreturn]] void throw_no_finite(size_t size) {
+    throw InvalidArgument("kappa_sigma_clip: the array of " + std::to_string(size) +
+                          " elements has no finite value to clip");
+}
+
+struct Recorded {
+    Array stats;   // float64 {5}: median, std, mean, count, iterations
+    Array bounds;  // clip_mask's interval and count
+};
+
+// Sorts the finite values of a into keys; returns the array holding them
+// (non-finite keys after them). state[0] receives the number of finite
+// values, state[1] sort_scatter's error flag.
+Array record_sort(const Array& a, const Array& state) {
+    detail::ContextState& ctx = a.state();
+    Context context = a.context();
+    const DType t = a.dtype();
+    const auto n = static_cast<uint32_t>(a.size());
+    // max_table_rows subgroups a workgroup (256 invocations at most).
+    const uint32_t subgroup = std::max<uint32_t>(1, ctx.info().subgroup_size);
+    const std::array<uint32_t, 3> local{std::clamp<uint32_t>(max_table_rows * subgroup, subgroup, 256), 1, 1};
+    const uint32_t digits = key_digits(t);
+    const uint64_t key_words = t == DType::float64 ? 2 : 1;
+    Array keys[2] = {Array::empty(context, Shape{n * key_words}, DType::uint32),
+                     digits > 1 ? Array::empty(context, Shape{n * key_words}, DType::uint32) : Array()};
+    Array counts;
+    uint32_t tiles = 0, groups = 0;
+    for (uint32_t pass = 0; pass < digits; ++pass) {
+        // Pass 0 reads the elements; later ones the previous pass's keys
+        // (bound to both inputs).
+        const Array& in = pass == 0 ? a : keys[(pass - 1) & 1];
+        const Array& out = keys[pass & 1];
+
+        Dispatcher c(ctx, ops::variant("sort_count", t), local);
+        Dispatcher x(ctx, ops::variant("sort_scatter", t), local);
+        const uint32_t size = c.local()[0];
+        if (x.local()[0] != size || size % subgroup != 0 || size / subgroup > max_table_rows)
+            throw Error("kappa_sigma_clip: sort_count and sort_scatter need the same workgroup size, a "
+                        "multiple of the subgroup size and at most " + std::to_string(max_table_rows) +
+                        " subgroups");
+        if (pass == 0) {
+            const uint32_t tile = per_lane * size;
+            tiles = static_cast<uint32_t>((uint64_t(n) + tile - 1) / tile);
+            groups = std::min(tiles, max_groups);
+            counts = Array::empty(context, Shape{uint64_t(256) * tiles + 256 + tiles}, DType::uint32);
+        }
+        const SortPush push{n, tiles};
+        c.read(in).read(in).write(counts).spec(pass).spec(per_lane).push(push).groups(groups).record();
+
+        Dispatcher s(ctx, "sort_scan", linear_local);
+        s.read_write(counts).read_write(state).spec(pass == 0 ? 1 : 0).push(push);
+        s.groups(pass == 0 ? 257 : 256).record();
+
+        x.read(in).read(in).read(counts).write(out).read_write(state);
+        x.spec(pass).spec(per_lane).spec(size / subgroup).push(push).groups(groups).record();
+    }
+    return keys[(digits - 1) & 1];
+}
+
+Recorded record_clip(const Array& a, double kappa, int max_iters) {
+    check_arguments(a, kappa, max_iters);
+    if (a.size() == 0) throw_no_finite(0);
+    detail::ContextState& ctx = a.state();
+    Context context = a.context();
+    const uint64_t key_bytes = a.dtype() == DType::float64 ? 8 : 4;
+    const uint64_t range = ctx.info().max_storage_buffer_range;
+    if (a.size() > std::numeric_limits<uint32_t>::max() / 2 || a.size() * key_bytes > range ||
+        a.nbytes() > range)
+        throw Unsupported("kappa_sigma_clip: " + std::to_string(a.size()) + " elements of " +
+                          std::string(dtype_name(a.dtype())) + " are more than it handles on '" +
+                          ctx.info().name + "': at most 2^31 elements, whose sort keys (" +
+                          std::to_string(key_bytes) + " bytes each) and data each fit one binding "
+                          "(maxStorageBufferRange " + std::to_string(range) + " bytes)");
+
+    Array state = Array::empty(context, Shape{4}, DType::uint32);
+    const Array sorted = record_sort(a, state);
+
+    // Levels of the sum tree: level l + 1 has a node per 256 of level l
+    // (level 0 the values), up to one of at most 256 nodes.
+    LoopPush loop{};
+    uint64_t items = a.size(), nodes_total = 0;
+    while (items > fan_out) {
+        items = (items + fan_out - 1) / fan_out;
+        loop.offset[loop.levels] = static_cast<uint32_t>(nodes_total);
+        loop.size[loop.levels] = static_cast<uint32_t>(items);
+        nodes_total += items;
+        ++loop.levels;
+    }
+    Array tree = Array::empty(context, Shape{2 * std::max<uint64_t>(nodes_total, 1)}, DType::float64);
+    const uint32_t subgroup = std::max<uint32_t>(1, ctx.info().subgroup_size);
+    for (uint32_t l = 0; l < loop.levels; ++l) {
+        Dispatcher d(ctx, ops::variant("clip_tree", a.dtype()), linear_local);
+        const TreePush push{l == 0 ? static_cast<uint32_t>(a.size()) : loop.size[l - 1],
+                            l == 0 ? 0 : loop.offset[l - 1], loop.offset[l], loop.size[l]};
+        d.read(sorted).read(state).read_write(tree).spec(l == 0 ? 1 : 0).push(push);
+        // One subgroup a node.
+        const uint32_t per_group = std::max<uint32_t>(1, d.local()[0] / subgroup);
+        d.groups(std::min((loop.size[l] + per_group - 1) / per_group, max_groups)).record();
+    }
+
+    Recorded r{Array::empty(context, Shape{5}, DType::float64), Array::empty(context, Shape{6}, DType::uint32)};
+    loop.max_iters = static_cast<uint32_t>(max_iters);
+    std::memcpy(loop.kappa_bits, &kappa, 8);
+    Dispatcher d(ctx, ops::variant("clip_loop", a.dtype()), linear_local);
+    if (d.local()[0] < 256) throw Error("kappa_sigma_clip: clip_loop needs a workgroup of at least 256");
+    d.read(sorted).read(state).read(tree).write(r.bounds).write(r.stats).push(loop).groups(1).record();
+    return r;
+}
+
+ClipResult result_of(const Array& stats, size_t size) {
+    const auto v = stats.to_vector<double>();
+    if (v[4] < 0)
+        throw Error("kappa_sigma_clip: the device ran sort_scatter with more subgroups than its table "
+                    "holds (subgroups smaller than the reported size); this device is not supported");
+    if (v[4] == 0) throw_no_finite(size);
+    ClipResult r;
+    r.median = v[0];
+    r.std = v[1];
+    r.mean = v[2];
+    r.count = static_cast<size_t>(v[3]);
+    r.iterations = static_cast<int>(v[4]);
+    return r;
+}
+
 } // namespace
 
+ClipResult ClipResultAsync::get() const {
+    if (!stats)
+        throw InvalidArgument("ClipResultAsync::get: nothing was recorded (default-constructed); "
+                              "use the result of kappa_sigma_clip_async");
+    return result_of(stats, size);
+}
+
+ClipResultAsync kappa_sigma_clip_async(const Array& a, double kappa, int max_iters) {
+    Recorded r = record_clip(a, kappa, max_iters);
+    return ClipResultAsync{r.stats, a.size()};
+}
+
 ClipResult kappa_sigma_clip(const Array& a, double kappa, int max_iters, bool return_mask) {
-    check_arguments(a, kappa, max_iters);
-    Context ctx = a.context();
-    const uint64_t per_group = linear_local[0] * elements_per_thread;
-    const auto n = static_cast<uint32_t>(a.size());
-    const auto groups = static_cast<uint32_t>(std::clamp<uint64_t>((n + per_group - 1) / per_group, 1, max_groups));
-    Run run{a,
-            std::string(dtype_name(a.dtype())) + "_float64",
-            n,
-            groups,
-            a.dtype() == DType::float64 ? 6u : 3u,
-            Array::empty(ctx, Shape{targets * bins + 1}, DType::uint32),
-            Array::empty(ctx, Shape{4 + 4 * targets}, DType::uint32),
-            Array::empty(ctx, Shape{sizeof(ClipState) / 4}, DType::uint32),
-            Array::empty(ctx, Shape{2 * uint64_t(groups)}, DType::float64),
-            {}};
-    run.pick.max_iters = static_cast<uint32_t>(max_iters);
-    run.pick.parts = groups;
-    std::memcpy(run.pick.kappa_bits, &kappa, 8);
-
-    fill(run.hist, 0);  // each select_pick clears the histograms after use
-    run.record(prepass, 0);
-    // Slots 0 .. max_iters: slot max_iters only computes the statistics of
-    // what the last pass kept.
-    ClipState s{};
-    int64_t chunk = first_chunk;
-    for (int64_t slot = 0; slot <= max_iters;) {
-        const int64_t end = std::min<int64_t>(slot + chunk, int64_t(max_iters) + 1);
-        for (; slot < end; ++slot)
-            for (uint32_t pass = 0; pass < run.passes; ++pass) run.record(pass, static_cast<uint32_t>(slot));
-        const auto words = run.clip.to_vector<uint32_t>();
-        std::memcpy(&s, words.data(), sizeof s);
-        if (s.finite == 0)
-            throw InvalidArgument("kappa_sigma_clip: the array of " + std::to_string(a.size()) +
-                                  " elements has no finite value to clip");
-        if (s.done) break;
-        chunk = std::min<int64_t>(chunk * 2, max_chunk);
-    }
-    if (!s.done)
-        throw Error("kappa_sigma_clip: the device did not finish the loop after " + std::to_string(max_iters) +
-                    " passes; this is a bug in kiln");
-
-    ClipResult r;
-    r.median = s.median;
-    r.std = s.std;
-    r.mean = s.mean;
-    r.count = s.count;
-    r.iterations = static_cast<int>(s.iterations);
+    Recorded rec = record_clip(a, kappa, max_iters);
+    ClipResult r = result_of(rec.stats, a.size());
     if (return_mask) {
-        Array mask = Array::empty(ctx, a.shape(), DType::uint8);
+        Array mask = Array::empty(a.context(), a.shape(), DType::uint8);
+        const auto n = static_cast<uint32_t>(a.size());
         Dispatcher d(a.state(), ops::variant("clip_mask", a.dtype()), linear_local);
-        d.read(a).read(run.clip).write(mask).push(n).stride_grid(n).record();
+        d.read(a).read(rec.bounds).write(mask).push(n).stride_grid(n).record();
         r.mask = mask;
     }
     return r;

@@ -1,6 +1,7 @@
 #include "kiln/elementwise.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -254,6 +255,38 @@ Array greater(const Array& a, const Array& b) { return compare(CompareOp::greate
 Array greater_equal(const Array& a, const Array& b) { return compare(CompareOp::greater_equal, a, b); }
 
 Array threshold(const Array& image, double t) { return compare(CompareOp::greater, image, t); }
+
+Array threshold(const Array& image, const Array& scalars, size_t index, double factor) {
+    if (!image || !scalars) throw InvalidArgument("threshold: the image or the scalars array is null");
+    ops::check_same_context(image, scalars, "threshold");
+    if (scalars.dtype() != DType::float64)
+        throw InvalidArgument("threshold: the scalars must be float64 (they are " +
+                              std::string(dtype_name(scalars.dtype())) + ")");
+    if (index >= scalars.size())
+        throw InvalidArgument("threshold: index " + std::to_string(index) + " is past the " +
+                              std::to_string(scalars.size()) + " scalars");
+    Array out = new_like(image, DType::uint8);
+    detail::ContextState& ctx = image.state();
+    struct {
+        uint32_t n, index;
+        uint32_t factor_bits[2];
+    } push{0, static_cast<uint32_t>(index), {0, 0}};
+    std::memcpy(push.factor_bits, &factor, 8);
+    // Pieces of a multiple of 256 elements keep the binding offsets aligned.
+    const size_t es = dtype_size(image.dtype());
+    const uint64_t n = image.size();
+    const uint64_t piece = std::min<uint64_t>(ops::max_elements_per_binding(ctx, es) / 256 * 256, 1ull << 30);
+    for (uint64_t start = 0; start < n; start += piece) {
+        const uint64_t count = std::min(piece, n - start);
+        const bool split = count != n;
+        Dispatcher d(ctx, ops::variant("threshold_device", image.dtype()), linear_local);
+        d.read(image, split ? start * es : 0, split ? count * es : 0).read(scalars);
+        d.write(out, split ? start : 0, split ? count : 0);
+        push.n = static_cast<uint32_t>(count);
+        d.push(push).stride_grid(count).record();
+    }
+    return out;
+}
 
 namespace {
 

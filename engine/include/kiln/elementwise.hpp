@@ -75,4 +75,12 @@ Array where(const Array& cond, double a, double b, DType dtype = DType::float32)
 /// uint8 1 where image > t, else 0 (NaN gives 0): the lesson's np.where(data > t, 1, 0).
 Array threshold(const Array& image, double t);
 
+/// uint8 1 where image > factor * scalars[index], else 0 (NaN gives 0), the
+/// threshold taken from a float64 array on the device, e.g. the std of
+/// kappa_sigma_clip_async: threshold(image, clip.stats, 1, 5.0) without
+/// reading it back. The comparison is exact, in float64. Throws
+/// InvalidArgument for a null array, scalars not float64, index out of
+/// range, or arrays of different contexts.
+Array threshold(const Array& image, const Array& scalars, size_t index, double factor);
+
 } // namespace kiln

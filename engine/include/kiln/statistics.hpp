@@ -58,14 +58,37 @@ struct ClipResult {
 /// of a statistic. If a pass removes every value (all kept values equal, so
 /// std is 0), count is 0 and median, std and mean are NaN.
 ///
-/// The loop runs on the GPU: the passes are recorded several at a time in
-/// one submission, with a device-side flag that makes the passes after
-/// convergence do nothing, and only the small result is read back. Sums are
-/// in float64, so median and std equal NumPy's to rounding. Needs a device
-/// with shaderFloat64 (kiln::Unsupported otherwise). Throws InvalidArgument
-/// for kappa not finite and > 0, max_iters < 1, a null Array, or an array
-/// without a finite value.
+/// The loop runs on the GPU without a host round trip: the finite values are
+/// radix-sorted once, so every pass keeps a range of the sorted values; one
+/// workgroup then runs all the passes, each a median lookup, float64 sums of
+/// the range from a tree of partial sums, and two searches for the next
+/// range. Only the small result is read back. Median equals NumPy's exactly,
+/// std and mean to rounding (the sums are added in another order). Needs a
+/// device with shaderFloat64 (kiln::Unsupported otherwise) and arrays whose
+/// sort keys (4 bytes per element, 8 for float64) fit one binding
+/// (maxStorageBufferRange; kiln::Unsupported otherwise). Throws
+/// InvalidArgument for kappa not finite and > 0, max_iters < 1, a null Array,
+/// or an array without a finite value.
 ClipResult kappa_sigma_clip(const Array& a, double kappa = 3.0, int max_iters = 100,
                             bool return_mask = false);
+
+/// kappa_sigma_clip without waiting: the statistics stay on the device, so a
+/// pipeline can use them (e.g. threshold(image, clip.stats, 1, 5.0)) in the
+/// same submission.
+struct ClipResultAsync {
+    /// float64 {5} on the device: median, std, mean, count, iterations
+    /// (iterations 0: the array had no finite value).
+    Array stats;
+    /// Elements of the clipped array (for get()'s message).
+    size_t size = 0;
+    /// Waits for the GPU and reads stats back; throws InvalidArgument as
+    /// kappa_sigma_clip does for an array without a finite value, and for a
+    /// default-constructed ClipResultAsync. No mask.
+    ClipResult get() const;
+};
+
+/// Records kappa_sigma_clip's loop (no mask) with no host round trip; the
+/// arguments are checked at once, the absence of finite values by get().
+ClipResultAsync kappa_sigma_clip_async(const Array& a, double kappa = 3.0, int max_iters = 100);
 
 } // namespace kiln
