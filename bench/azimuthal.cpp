@@ -6,11 +6,13 @@
 //   az-raw      frames/s of a stack held in pinned memory as raw uint32,
 //               pushed and integrated batch by batch (a Graph run per batch);
 //   az-lz4      the same stack held bitshuffle-LZ4 compressed (cpu::bslz4_compress),
-//               pushed compressed and decoded on the GPU;
+//               pushed compressed and decoded on the GPU, double-buffered (the
+//               host parses a batch while the GPU decodes the one before);
 //   lz4-dec     GPU time of decoding one compressed frame.
 // Every workload checks a frame against the CPU reference (cpu::integrate, or
 // the frame itself for decoding). No disk I/O anywhere.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -180,7 +182,7 @@ Result throughput(Context& ctx, Size size, int n, bool compressed) {
                     sizes[k]);
     size_t most = 0;
     for (size_t k = 0; k + batch <= total; k += batch) most = std::max(most, offsets[k + batch] - offsets[k]);
-    std::unique_ptr<Bslz4Decoder> dec;
+    std::array<std::unique_ptr<Bslz4Decoder>, 2> decs;  // pipelined: two taking turns
     Array input;
     AzimuthalResult out;
     std::vector<float> profiles(batch * integ.bins());
@@ -207,23 +209,37 @@ Result throughput(Context& ctx, Size size, int n, bool compressed) {
                         profiles.size() * sizeof(float));
         };
     } else {
-        graphs.push_back(std::make_unique<Graph>(ctx));
-        {
+        // Pipelined: two decoders taking turns, one graph per batch that
+        // copies the batch's chunks (and their block table) from pinned
+        // memory, decodes, integrates and copies the profiles and the error
+        // flags back into pinned memory. The host parses batch k + 1 while the
+        // GPU works on batch k, and checks a batch's errors once it has run.
+        const size_t batches = total / batch;
+        for (auto& d : decs)
+            d = std::make_unique<Bslz4Decoder>(ctx, Shape{s.g.rows, s.g.cols}, DType::uint32, batch, most);
+        auto bytes_of = [&](size_t b) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(pinned.data() + offsets[b * batch]),
+                                            offsets[(b + 1) * batch] - offsets[b * batch]);
+        };
+        for (size_t b = 0; b < batches; ++b) {
+            graphs.push_back(std::make_unique<Graph>(ctx));
             auto capture = graphs.back()->capture();
-            dec = std::make_unique<Bslz4Decoder>(ctx, Shape{s.g.rows, s.g.cols}, DType::uint32, batch, most);
-            dec->record();
-            input = dec->output();
-            out = integ.integrate(input);
+            Bslz4Decoder& d = *decs[b % 2];
+            d.record(bytes_of(b));
+            out = integ.integrate(d.output());
+            out.intensity.pull(pinned_profiles.data() + b * batch * integ.bins() * sizeof(float),
+                               batch * integ.bins() * sizeof(float));
         }
-        pass = [&] {
-            for (size_t first = 0; first < total; first += batch) {
-                const std::byte* at = pinned.data() + offsets[first];
-                dec->push({reinterpret_cast<const uint8_t*>(at), offsets[first + batch] - offsets[first]},
-                          std::span<const size_t>(sizes).subspan(first, batch), first);
-                graphs.front()->run();
-                dec->check();
-                out.intensity.pull(std::span<float>(profiles));
+        pass = [&, batches, bytes_of] {
+            for (size_t b = 0; b < batches; ++b) {
+                Bslz4Decoder& d = *decs[b % 2];
+                if (b >= 2) d.check();  // batch b - 2, the last one this decoder took
+                d.stage(bytes_of(b), std::span<const size_t>(sizes).subspan(b * batch, batch), b * batch);
+                graphs[b]->launch();
             }
+            for (size_t b = batches >= 2 ? batches - 2 : 0; b < batches; ++b) decs[b % 2]->check();
+            std::memcpy(profiles.data(), pinned_profiles.data() + (total - batch) * integ.bins() * sizeof(float),
+                        profiles.size() * sizeof(float));
         };
     }
     pass();  // warm-up: pipelines, memory

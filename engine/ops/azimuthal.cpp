@@ -32,6 +32,11 @@ struct AzimuthalState {
 
     // Device arrays; absent ones are bound as `cols` to keep the layout.
     Array indptr, cols, weights, dark_f, norm_f, var_f;
+    // Rows cut into segments when segments > 0: segment starts (segments + 1
+    // entries), each bin's first segment (bins + 1), each segment's bin, and
+    // a zeroed counter per (bin, frame) for counter_frames frames.
+    size_t segments = 0, counter_frames = 0;
+    Array segment_start, bin_segment, segment_bin, counters;
 };
 
 } // namespace detail
@@ -44,7 +49,7 @@ constexpr std::array<uint32_t, 3> pixel_local{256, 1, 1};
 
 // std430 layout of azim_integrate's push constants.
 struct IntegratePush {
-    uint32_t pixels, bins, pad0 = 0, pad1 = 0;
+    uint32_t pixels, rows, bins, pad1 = 0;
     uint32_t dummy[4] = {0, 0, 0, 0};
     float empty;
 };
@@ -65,6 +70,8 @@ struct ClipPush {
 static_assert(sizeof(ClipPush) == 48);
 
 constexpr int max_clip_iterations = 64;  // azim_clip.comp's MAX_ITER
+constexpr size_t default_segment_entries = 8192;  // the fastest of 512 to 8192 for W15 and W16 on an H200
+constexpr size_t initial_counter_frames = 64;
 
 void check_pixels(size_t got, size_t pixels, const char* what) {
     if (got != pixels)
@@ -262,6 +269,32 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
     m.dark_f = s.dark ? upload(ctx, floats_of(*s.dark)) : m.cols;
     m.norm_f = norm.empty() ? m.cols : upload(ctx, norm);
     m.var_f = m.variance ? upload(ctx, floats_of(*m.variance)) : m.cols;
+
+    // Rows longer than a segment: every row cut into equal segments of at most that length.
+    const size_t segment = s.segment_entries ? s.segment_entries : default_segment_entries;
+    size_t longest = 0;
+    for (size_t k = 0; k < m.bins; ++k) longest = std::max<size_t>(longest, size_t(c.indptr[k + 1] - c.indptr[k]));
+    if (longest > segment) {
+        // An empty row gets one empty segment, which writes its `empty` results.
+        std::vector<int32_t> starts, first(m.bins + 1), owner;
+        for (size_t k = 0; k < m.bins; ++k) {
+            const int64_t len = c.indptr[k + 1] - c.indptr[k];
+            const int64_t parts = std::max<int64_t>(1, (len + int64_t(segment) - 1) / int64_t(segment));
+            first[k] = int32_t(starts.size());
+            for (int64_t j = 0; j < parts; ++j) {
+                starts.push_back(int32_t(c.indptr[k] + len * j / parts));
+                owner.push_back(int32_t(k));
+            }
+        }
+        first[m.bins] = int32_t(starts.size());
+        m.segments = starts.size();
+        starts.push_back(c.indptr[m.bins]);
+        m.segment_start = upload(ctx, starts);
+        m.bin_segment = upload(ctx, first);
+        m.segment_bin = upload(ctx, owner);
+        m.counter_frames = initial_counter_frames;
+        m.counters = Array::zeros(ctx, Shape{m.bins * m.counter_frames}, DType::uint32);
+    }
 }
 
 AzimuthalIntegrator::~AzimuthalIntegrator() = default;
@@ -291,28 +324,52 @@ Array AzimuthalIntegrator::preprocess(const Array& frames) const {
 }
 
 AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
-    const detail::AzimuthalState& m = *impl_;
+    detail::AzimuthalState& m = *impl_;
     const size_t n = frame_count(m, frames, "integrate");
     const bool separate = m.kernels == AzimuthalKernels::separate;
     const Array input = separate ? preprocess(frames) : frames;
     const DType t = separate ? DType::float32 : frames.dtype();
     AzimuthalResult r = new_result(m, n);
 
-    IntegratePush pc{uint32_t(m.pixels), uint32_t(m.bins)};
+    IntegratePush pc{uint32_t(m.pixels), uint32_t(m.bins), uint32_t(m.bins)};
     pc.empty = float(m.empty);
     std::optional<std::array<uint32_t, 4>> dummy;
     if (m.dummy && !separate) dummy = dummy_bounds(t, *m.dummy, m.delta_dummy);
     if (dummy) std::memcpy(pc.dummy, dummy->data(), 16);
 
     const std::string kernel = "azim_integrate_" + std::string(dtype_name(t)) + (m.f64 ? "_float64" : "_float32");
+    const auto& limit = m.ctx->device().max_workgroup_count;
     ops::Dispatcher d(m.ctx->state(), kernel, row_local);
     check_local(m, d);
-    d.read(m.indptr).read(m.cols).read(m.weights).read(input).read(m.dark_f).read(m.norm_f).read(m.var_f);
-    bind_outputs(d, r);
     d.spec(separate ? 1 : 0).spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
-    d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0);
-    const auto& limit = m.ctx->device().max_workgroup_count;
-    d.push(pc).groups(uint32_t(std::min<size_t>({m.bins, 65535, limit[0]})), uint32_t(n)).record();
+    d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0).spec(m.segments ? 1 : 0);
+    if (!m.segments) {
+        d.read(m.indptr).read(m.cols).read(m.weights).read(input).read(m.dark_f).read(m.norm_f).read(m.var_f);
+        bind_outputs(d, r);
+        for (int k = 0; k < 4; ++k) d.read(m.cols);  // bindings 15-18 serve segments only
+        d.push(pc).groups(uint32_t(std::min<size_t>({m.bins, 65535, limit[0]})), uint32_t(n)).record();
+        return r;
+    }
+    // Partial sums per (segment, frame), 8 bytes each (a double or a
+    // compensated float pair), merged per bin by its last segment.
+    const uint64_t part_bytes = uint64_t(n) * m.segments * 5 * 8;
+    if (part_bytes > m.ctx->device().max_storage_buffer_range || uint64_t(n) * m.segments * 5 >= (1ull << 32))
+        throw Unsupported("AzimuthalIntegrator::integrate: the partial sums of " + std::to_string(n) +
+                          " frames take " + std::to_string(part_bytes) + " bytes, more than device '" +
+                          m.ctx->device().name + "' binds at once; integrate at most " +
+                          std::to_string(std::max<uint64_t>(1, m.ctx->device().max_storage_buffer_range /
+                                                                   (m.segments * 5 * 8))) +
+                          " frames at a time or give a larger segment_entries");
+    const Array part = Array::empty(*m.ctx, Shape{size_t(part_bytes / 4)}, DType::float32);
+    if (n > m.counter_frames) {
+        m.counter_frames = n;
+        m.counters = Array::zeros(*m.ctx, Shape{m.bins * n}, DType::uint32);
+    }
+    pc.rows = uint32_t(m.segments);
+    d.read(m.segment_start).read(m.cols).read(m.weights).read(input).read(m.dark_f).read(m.norm_f).read(m.var_f);
+    bind_outputs(d, r);
+    d.read_write(part).read_write(m.counters).read(m.segment_bin).read(m.bin_segment);
+    d.push(pc).groups(uint32_t(std::min<size_t>({m.segments, 65535, limit[0]})), uint32_t(n)).record();
     return r;
 }
 

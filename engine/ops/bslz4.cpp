@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/pinned.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -18,6 +19,8 @@ constexpr std::array<uint32_t, 3> decode_local{64, 1, 1};
 uint64_t lz4_bound(uint64_t n) { return n + n / 255 + 16; }
 
 uint64_t round_up(uint64_t n, uint64_t m) { return (n + m - 1) / m * m; }
+
+uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
 
 // What the kernel's error codes mean (see bslz4_decode.comp).
 std::string reason(uint32_t code) {
@@ -57,7 +60,6 @@ struct Bslz4Decoder::Impl {
     DType dtype = DType::uint8;
     size_t elem = 1, frame_bytes = 0, max_frames = 1;
     size_t block_bytes = 0;         // largest decoded block (DST_CAP)
-    size_t src_cap = 0;             // largest compressed block (SRC_CAP)
     size_t block_capacity = 0;      // table rows
     size_t byte_capacity = 0;       // compressed bytes of a batch
     Array src, table, flags, out;
@@ -67,6 +69,16 @@ struct Bslz4Decoder::Impl {
     std::string label, exact_name;    // chunk k is "<label> <first_index + k>", or exact_name
     size_t first_index = 0;
     size_t pushed_frames = 0, pushed_blocks = 0;
+
+    // Pipelined use: the table and the flags in pinned memory, the sources
+    // that graphs copy from, and whether the last batch was pushed or staged.
+    PinnedBuffer pinned_table, pinned_flags;
+    std::vector<std::span<const uint8_t>> sources;
+    bool staged = false;
+    uint64_t staged_serial = 0;  // a run at or after this serial decodes the staged batch
+    const uint32_t* rows() const {
+        return staged ? pinned_table.as<const uint32_t>().data() : host_table.data();
+    }
 };
 
 Bslz4Decoder::Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, size_t max_frames,
@@ -91,11 +103,10 @@ Bslz4Decoder::Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, s
     // A frame smaller than one block needs only its own size of shared memory.
     const size_t n = frame_shape.size();
     m.block_bytes = std::max<size_t>(8 * m.elem, std::min(block_elems, n - n % 8) * m.elem);
-    m.src_cap = round_up(lz4_bound(m.block_bytes), 4);
     const DeviceInfo& info = ctx.device();
-    if (m.block_bytes + m.src_cap > info.max_shared_memory)
-        throw Unsupported("Bslz4Decoder: blocks of " + std::to_string(m.block_bytes) + " bytes need " +
-                          std::to_string(m.block_bytes + m.src_cap) + " bytes of shared memory; device '" +
+    if (m.block_bytes > info.max_shared_memory)
+        throw Unsupported("Bslz4Decoder: blocks of " + std::to_string(m.block_bytes) + " bytes need as many "
+                          "bytes of shared memory; device '" +
                           info.name + "' has " + std::to_string(info.max_shared_memory) +
                           " (chunks written with the default 8 KiB blocks fit)");
 
@@ -127,12 +138,24 @@ Bslz4Decoder::Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, s
     m.host_table.reserve(table_header + 4 * m.block_capacity);
 }
 
-Bslz4Decoder::~Bslz4Decoder() = default;
+Bslz4Decoder::~Bslz4Decoder() {
+    // Graph runs may still read the pinned table or write the pinned flags.
+    if (!impl_ || !impl_->pinned_table.data()) return;
+    try {
+        impl_->ctx->state().wait(impl_->table.storage()->last_serial);
+    } catch (...) {
+    }
+}
 Bslz4Decoder::Bslz4Decoder(Bslz4Decoder&&) noexcept = default;
 Bslz4Decoder& Bslz4Decoder::operator=(Bslz4Decoder&&) noexcept = default;
 
-void Bslz4Decoder::push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
-                        const std::string& label) {
+// Fills the block table (four words per block after table_header words:
+// source offset, source size, destination offset, destination size | raw)
+// from the chunks' headers. Every chunk's headers form a chain of lengths, a
+// cache miss per block, so the chunks are walked in step and their misses
+// overlap. Any inconsistency is handed to cpu::bslz4_blocks for its message.
+void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, uint64_t src_base,
+                         uint32_t* table) {
     Impl& m = *impl_;
     if (chunk_sizes.size() > m.max_frames)
         throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(chunk_sizes.size()) +
@@ -143,51 +166,153 @@ void Bslz4Decoder::push(std::span<const uint8_t> bytes, std::span<const size_t> 
     if (total != bytes.size())
         throw InvalidArgument("Bslz4Decoder::push: the chunk sizes add up to " + std::to_string(total) +
                               " bytes but " + std::to_string(bytes.size()) + " bytes were given");
-    if (total > m.byte_capacity)
+    if (src_base + total > m.byte_capacity)
         throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(total) +
                               " compressed bytes; the decoder holds at most " + std::to_string(m.byte_capacity) +
                               " (give max_compressed_bytes, or fewer chunks a batch)");
-
-    m.host_table.assign(table_header, 0);
     m.first_block.clear();
     m.chunk_base.clear();
     m.pushed_frames = m.pushed_blocks = 0;
-    m.label = label;
-    m.first_index = first_index;
-    size_t at = 0;
+
+    struct Walk {
+        const uint8_t* p;
+        uint64_t size, pos = 12, dst = 0, base, dst_base;
+        uint64_t block_bytes, last_bytes, tail;
+        uint64_t b = 0, full, count;
+        uint32_t* row;
+    };
+    std::vector<Walk> walks;
+    walks.reserve(chunk_sizes.size());
+    auto fail = [&](size_t k) {
+        const auto chunk = bytes.subspan(walks[k].base, walks[k].size);
+        cpu::bslz4_blocks(chunk, m.elem, chunk_name(k));  // throws the precise IoError
+        throw IoError(chunk_name(k) + ": corrupt bitshuffle-LZ4 chunk");
+    };
+    size_t at = 0, rows = 0;
     for (size_t k = 0; k < chunk_sizes.size(); ++k) {
-        const std::string name = chunk_name(k);
         const auto chunk = bytes.subspan(at, chunk_sizes[k]);
-        const uint64_t announced = cpu::bslz4_uncompressed_size(chunk, name);
+        const uint64_t announced = cpu::bslz4_uncompressed_size(chunk, chunk_name(k));
         if (announced != m.frame_bytes)
-            throw IoError(name + ": the bitshuffle-LZ4 chunk holds " + std::to_string(announced) +
+            throw IoError(chunk_name(k) + ": the bitshuffle-LZ4 chunk holds " + std::to_string(announced) +
                           " uncompressed bytes; frames of shape " + m.frame_shape.str() + " " +
                           std::string(dtype_name(m.dtype)) + " take " + std::to_string(m.frame_bytes));
-        const auto blocks = cpu::bslz4_blocks(chunk, m.elem, name);
-        if (m.pushed_blocks + blocks.size() > m.block_capacity)
-            throw Unsupported(name + ": the chunk has " + std::to_string(blocks.size()) +
+        Walk w{};
+        w.p = chunk.data();
+        w.size = chunk.size();
+        w.pos = 12;
+        w.base = at;
+        w.dst_base = uint64_t(k) * m.frame_bytes;
+        walks.push_back(w);
+        Walk& x = walks.back();
+        uint64_t block_bytes = be32(chunk.data() + 8);
+        if (block_bytes == 0) block_bytes = uint64_t(cpu::bslz4_default_block_size(m.elem)) * m.elem;
+        if (block_bytes % (8 * m.elem) != 0) fail(k);
+        const uint64_t n = m.frame_bytes / m.elem, block_elems = block_bytes / m.elem;
+        x.block_bytes = block_bytes;
+        x.full = n / block_elems;
+        x.last_bytes = ((n % block_elems) - (n % block_elems) % 8) * m.elem;
+        x.count = x.full + (x.last_bytes ? 1 : 0);
+        x.tail = (n % 8) * m.elem;
+        const uint64_t largest = x.full ? block_bytes : x.last_bytes;
+        const uint64_t blocks = x.count + (x.tail ? 1 : 0);
+        if (rows + blocks > m.block_capacity)
+            throw Unsupported(chunk_name(k) + ": the chunk has " + std::to_string(blocks) +
                               " blocks, more than the decoder was sized for; create it with the block size "
                               "the chunks were written with");
-        m.first_block.push_back(m.pushed_blocks);
-        m.chunk_base.push_back(at);
-        const uint64_t dst_base = uint64_t(k) * m.frame_bytes;
-        for (const auto& b : blocks) {
-            if (!b.raw && b.dst_size > m.block_bytes)
-                throw Unsupported(name + ": blocks of " + std::to_string(b.dst_size) +
-                                  " bytes; the decoder was made for blocks of at most " +
-                                  std::to_string(m.block_bytes) + " (give its block_size)");
-            m.host_table.push_back(uint32_t(at + b.src_offset));
-            m.host_table.push_back(b.src_size);
-            m.host_table.push_back(uint32_t(dst_base + b.dst_offset));
-            m.host_table.push_back(b.dst_size | (b.raw ? raw_bit : 0u));
-        }
-        m.pushed_blocks += blocks.size();
+        if (largest > m.block_bytes)
+            throw Unsupported(chunk_name(k) + ": blocks of " + std::to_string(largest) +
+                              " bytes; the decoder was made for blocks of at most " + std::to_string(m.block_bytes) +
+                              " (give its block_size)");
+        x.row = table + table_header + 4 * rows;
+        m.first_block.push_back(rows);
+        m.chunk_base.push_back(size_t(src_base + at));  // where the table's offsets count from
+        rows += blocks;
         at += chunk_sizes[k];
     }
+    // Every walk that has blocks left takes one step per round.
+    size_t active = walks.size();
+    std::vector<size_t> order(walks.size());
+    for (size_t k = 0; k < walks.size(); ++k) order[k] = k;
+    while (active) {
+        size_t kept = 0;
+        for (size_t i = 0; i < active; ++i) {
+            const size_t k = order[i];
+            Walk& w = walks[k];
+            if (w.b < w.count) {
+                const uint64_t dst_size = w.b < w.full ? w.block_bytes : w.last_bytes;
+                if (w.size - w.pos < 4) fail(k);
+                const uint64_t len = be32(w.p + w.pos);
+                w.pos += 4;
+                if (len == 0 || len > lz4_bound(dst_size) || len > w.size - w.pos) fail(k);
+                w.row[0] = uint32_t(src_base + w.base + w.pos);
+                w.row[1] = uint32_t(len);
+                w.row[2] = uint32_t(w.dst_base + w.dst);
+                w.row[3] = uint32_t(dst_size);
+                w.row += 4;
+                w.pos += len;
+                w.dst += dst_size;
+                ++w.b;
+            }
+            if (w.b < w.count) {
+                order[kept++] = k;
+                continue;
+            }
+            // The raw trailing elements, which must end the chunk exactly.
+            if (w.size - w.pos != w.tail) fail(k);
+            if (w.tail) {
+                w.row[0] = uint32_t(src_base + w.base + w.pos);
+                w.row[1] = uint32_t(w.tail);
+                w.row[2] = uint32_t(w.dst_base + w.dst);
+                w.row[3] = uint32_t(w.tail) | raw_bit;
+            }
+        }
+        active = kept;
+    }
     m.pushed_frames = chunk_sizes.size();
-    m.host_table[0] = uint32_t(m.pushed_blocks);
-    prefix(m.table, m.host_table.size()).push(m.host_table.data(), m.host_table.size() * 4);
+    m.pushed_blocks = rows;
+    table[0] = uint32_t(rows);
+    table[1] = table[2] = table[3] = 0;
+}
+
+void Bslz4Decoder::push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
+                        const std::string& label) {
+    Impl& m = *impl_;
+    m.label = label;
+    m.first_index = first_index;
+    m.staged = false;
+    m.host_table.resize(table_header + 4 * m.block_capacity);
+    parse(bytes, chunk_sizes, 0, m.host_table.data());
+    const size_t words = table_header + 4 * m.pushed_blocks;
+    prefix(m.table, words).push(m.host_table.data(), words * 4);
     if (!bytes.empty()) prefix(m.src, bytes.size()).push(bytes.data(), bytes.size());
+}
+
+void Bslz4Decoder::stage(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
+                         const std::string& label) {
+    Impl& m = *impl_;
+    const auto from = std::find_if(m.sources.begin(), m.sources.end(), [&](std::span<const uint8_t> s) {
+        return bytes.data() >= s.data() && bytes.data() + bytes.size() <= s.data() + s.size();
+    });
+    if (from == m.sources.end())
+        throw InvalidArgument("Bslz4Decoder::stage: the " + std::to_string(bytes.size()) +
+                              " bytes lie in no source recorded with record(source); stage the batch where a "
+                              "recorded graph copies it from");
+    detail::ContextState& st = m.ctx->state();
+    // The previous run that read the pinned table (or wrote the flags) must be done.
+    const uint64_t last = m.table.storage()->last_serial;
+    if (last < st.pending_serial()) st.wait(last);
+    m.label = label;
+    m.first_index = first_index;
+    m.staged = true;
+    m.staged_serial = st.pending_serial();
+    uint32_t* table = m.pinned_table.as<uint32_t>().data();
+    try {
+        parse(bytes, chunk_sizes, uint64_t(bytes.data() - from->data()), table);
+    } catch (...) {
+        table[0] = 0;  // a run of the graph decodes nothing rather than a half-written table
+        m.pushed_blocks = 0;
+        throw;
+    }
 }
 
 void Bslz4Decoder::push(std::span<const std::vector<uint8_t>> chunks, size_t first_index, const std::string& label) {
@@ -209,21 +334,64 @@ void Bslz4Decoder::record() {
     const bool words = m.frame_bytes % 4 == 0;
     ops::Dispatcher d(m.ctx->state(), "bslz4_decode", decode_local);
     d.read(m.src).read(m.table).write(m.flags).write(m.out);
-    d.spec(uint32_t(m.src_cap)).spec(uint32_t(m.block_bytes)).spec(uint32_t(m.elem)).spec(words ? 1u : 0u);
+    d.spec(uint32_t(m.block_bytes)).spec(uint32_t(m.elem)).spec(words ? 1u : 0u);
     const uint32_t groups = uint32_t(std::min<size_t>({m.block_capacity, 65535, m.ctx->device().max_workgroup_count[0]}));
     d.push(pc).groups(std::max<uint32_t>(groups, 1)).record();
 }
 
+void Bslz4Decoder::record(std::span<const uint8_t> source) {
+    Impl& m = *impl_;
+    detail::ContextState& st = m.ctx->state();
+    if (!st.capturing())
+        throw InvalidArgument("Bslz4Decoder::record(source) outside a Graph capture; record it inside one, or use "
+                              "push() and record()");
+    VkBuffer buffer;
+    VkDeviceSize offset;
+    if (source.size() > m.byte_capacity)
+        throw InvalidArgument("Bslz4Decoder::record: a source of " + std::to_string(source.size()) +
+                              " bytes; the decoder holds at most " + std::to_string(m.byte_capacity) +
+                              " (give max_compressed_bytes)");
+    if (source.empty() || !st.allocator().find_host(source.data(), source.size(), buffer, offset))
+        throw InvalidArgument("Bslz4Decoder::record: the source (" + std::to_string(source.size()) +
+                              " bytes) does not lie in one PinnedBuffer of this context; graphs copy only from "
+                              "pinned memory");
+    const size_t table_words = table_header + 4 * m.block_capacity;
+    if (!m.pinned_table.data()) {
+        m.pinned_table = PinnedBuffer(*m.ctx, table_words * 4);
+        m.pinned_flags = PinnedBuffer(*m.ctx, m.block_capacity * 4);
+        std::memset(m.pinned_table.data(), 0, table_words * 4);  // no blocks until a stage()
+        std::memset(m.pinned_flags.data(), 0, m.block_capacity * 4);
+    }
+    prefix(m.table, table_words).push(m.pinned_table.data(), table_words * 4);
+    prefix(m.src, source.size()).push(source.data(), source.size());
+    record();
+    prefix(m.flags, m.block_capacity).pull(m.pinned_flags.data(), m.block_capacity * 4);
+    m.sources.push_back(source);
+}
+
 void Bslz4Decoder::check() const {
     const Impl& m = *impl_;
-    if (m.pushed_blocks == 0) return;
-    const auto flags = prefix(m.flags, m.pushed_blocks).to_vector<uint32_t>();
-    for (size_t b = 0; b < flags.size(); ++b) {
+    std::vector<uint32_t> pulled;
+    const uint32_t* flags = nullptr;
+    if (m.staged) {
+        detail::ContextState& st = m.ctx->state();
+        const uint64_t last = m.flags.storage()->last_serial;
+        if (last < m.staged_serial || last >= st.pending_serial())
+            throw InvalidArgument("Bslz4Decoder::check: the batch staged last has not been decoded; launch the "
+                                  "graph recorded with record(source) after stage() and before check()");
+        st.wait(last);
+        flags = m.pinned_flags.as<const uint32_t>().data();
+    } else {
+        if (m.pushed_blocks == 0) return;
+        pulled = prefix(m.flags, m.pushed_blocks).to_vector<uint32_t>();
+        flags = pulled.data();
+    }
+    for (size_t b = 0; b < m.pushed_blocks; ++b) {
         if (flags[b] == 0) continue;
         const size_t k = size_t(std::upper_bound(m.first_block.begin(), m.first_block.end(), b) - m.first_block.begin()) - 1;
         const size_t last = k + 1 < m.first_block.size() ? m.first_block[k + 1] : m.pushed_blocks;
         const size_t local = b - m.first_block[k];
-        const size_t at = m.host_table[table_header + 4 * b] - m.chunk_base[k];
+        const size_t at = m.rows()[table_header + 4 * b] - m.chunk_base[k];
         throw IoError(chunk_name(k) + ": corrupt bitshuffle-LZ4 chunk: block " + std::to_string(local) + " of " +
                       std::to_string(last - m.first_block[k]) + " (LZ4 data at byte " + std::to_string(at) +
                       " of the chunk): " + reason(flags[b]) + " (found by the GPU decoder)");

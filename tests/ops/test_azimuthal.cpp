@@ -4,6 +4,7 @@
 // fused and separate kernels, with and without pixel splitting, every
 // correction, dummy values at the edges of the integer and float types,
 // stacks of frames in a Graph, the matrix cache, and the errors.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -264,6 +265,62 @@ TEST_CASE("a stack of frames integrates in one dispatch, in a graph run per batc
     // (n, pixels) is a stack too.
     const auto flat = integ.integrate(frames.reshape(Shape{n, g.rows * g.cols}));
     CHECK(flat.intensity.to_vector<float>() == r.intensity.to_vector<float>());
+}
+
+TEST_CASE("rows longer than a segment are integrated in segments merged by the last", "[ops][azimuthal][graph]") {
+    Context ctx = test::context();
+    const auto g = larger_geometry();
+    const Shape shape{g.rows, g.cols};
+    const size_t n = 3;
+    HostArray mask = test::random(shape, DType::uint8, 61, 0, 1);
+    for (auto& m : mask.as<uint8_t>()) m = m && (&m - mask.as<uint8_t>().data()) % 5 == 0;
+    for (auto acc : {Accumulation::float64, Accumulation::compensated})
+        for (auto kernels : {AzimuthalKernels::fused, AzimuthalKernels::separate})
+            for (size_t segment : {size_t(61), size_t(300)}) {
+                INFO("compensated " << (acc == Accumulation::compensated) << " separate "
+                                    << (kernels == AzimuthalKernels::separate) << " segment " << segment);
+                AzimuthalSetup s = setup_for(g, true, acc, 43);
+                s.kernels = kernels;
+                s.segment_entries = segment;  // rows of several hundred entries: 2 to 20 segments each
+                s.range = std::make_pair(0.5, 60.0);  // the last bins lie past the detector: no segments
+                s.dark = test::random(shape, DType::float32, 62, 0, 4);
+                s.mask = mask;
+                s.solid_angle = true;
+                s.dummy = 7;
+                s.empty = -3;
+                AzimuthalIntegrator integ(ctx, s);
+                const auto& c = integ.csr();
+                size_t longest = 0, empty = 0;
+                for (size_t k = 0; k < c.bins; ++k) {
+                    longest = std::max<size_t>(longest, size_t(c.indptr[k + 1] - c.indptr[k]));
+                    empty += c.indptr[k + 1] == c.indptr[k];
+                }
+                REQUIRE(longest > 2 * segment);
+                REQUIRE(empty > 0);
+                std::vector<HostArray> host;
+                std::vector<uint16_t> all;
+                for (size_t k = 0; k < n; ++k) {
+                    host.push_back(frame_of(g, DType::uint16, 70 + k));
+                    all.insert(all.end(), host.back().as<uint16_t>().begin(), host.back().as<uint16_t>().end());
+                }
+                Array frames = Array::from(ctx, Shape{n, g.rows, g.cols}, all);
+                AzimuthalResult r;
+                Graph graph(ctx);
+                {
+                    auto capture = graph.capture();
+                    r = integ.integrate(frames);
+                }
+                graph.run();
+                for (size_t k = 0; k < n; ++k) {
+                    INFO("frame " << k);
+                    const auto want = cpu::integrate(c, host[k], integ.cpu_params());
+                    CHECK(want.intensity.back() == -3);
+                    require_profile(r, want, 1e-5, k);
+                }
+                // One frame, eagerly: the same numbers as frame 1 of the stack.
+                const auto one = integ.integrate(Array::from_host(ctx, host[1]));
+                require_profile(one, cpu::integrate(c, host[1], integ.cpu_params()), 1e-5);
+            }
 }
 
 TEST_CASE("sigma clipping matches cpu::sigma_clip", "[ops][azimuthal]") {

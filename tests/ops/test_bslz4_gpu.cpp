@@ -13,6 +13,7 @@
 #include "cpu/bitshuffle_lz4.hpp"
 #include "io/h5frames.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/pinned.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -382,5 +383,126 @@ TEST_CASE("Bslz4Decoder refuses bad batches with clear errors", "[ops][bslz4][er
     dec.check();
     const auto got = dec.output().to_vector<uint32_t>();
     REQUIRE(std::memcmp(got.data(), frame.data(), frame.nbytes()) == 0);
+    REQUIRE(std::memcmp(got.data() + shape.size(), frame.data(), frame.nbytes()) == 0);
+}
+
+TEST_CASE("pipelined Bslz4Decoders copy batches from pinned memory inside graphs and report errors after the run",
+          "[ops][bslz4][graph]") {
+    Context ctx = test::context();
+    const Shape shape{41, 53};  // 2173 elements: a raw tail of 5
+    const size_t batch = 3, batches = 4;
+    // Every batch's chunks back to back in one PinnedBuffer; frame 7 (batch 2) corrupt.
+    std::vector<HostArray> frames;
+    std::vector<std::vector<uint8_t>> chunks;
+    for (uint32_t k = 0; k < batch * batches; ++k) {
+        frames.push_back(poisson(shape, DType::uint32, 1.0 + k, 500 + k));
+        chunks.push_back(compress(frames.back(), 256));
+    }
+    const auto bad_blocks = cpu::bslz4_blocks(chunks[7], 4, "frame 7");
+    REQUIRE(bad_blocks.size() >= 4);
+    for (size_t i = 0; i < 3; ++i) chunks[7][bad_blocks[2].src_offset + i] = 0x0F;  // match before any output
+    std::vector<size_t> sizes, offsets{0};
+    for (const auto& c : chunks) {
+        sizes.push_back(c.size());
+        offsets.push_back(offsets.back() + c.size());
+    }
+    PinnedBuffer pinned(ctx, offsets.back());
+    for (size_t k = 0; k < chunks.size(); ++k) std::memcpy(pinned.data() + offsets[k], chunks[k].data(), sizes[k]);
+    auto bytes_of = [&](size_t b) {
+        return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(pinned.data()) + offsets[b * batch],
+                                        offsets[(b + 1) * batch] - offsets[b * batch]);
+    };
+    size_t most = 0;
+    for (size_t b = 0; b < batches; ++b) most = std::max(most, bytes_of(b).size());
+
+    // Two decoders taking turns; one graph per batch decodes, doubles and pulls into pinned memory.
+    Bslz4Decoder decs[2] = {Bslz4Decoder(ctx, shape, DType::uint32, batch, most, 256),
+                            Bslz4Decoder(ctx, shape, DType::uint32, batch, most, 256)};
+    PinnedBuffer results(ctx, batch * batches * shape.size() * 4);
+    std::vector<std::unique_ptr<Graph>> graphs;
+    for (size_t b = 0; b < batches; ++b) {
+        graphs.push_back(std::make_unique<Graph>(ctx));
+        auto capture = graphs.back()->capture();
+        decs[b % 2].record(bytes_of(b));
+        const Array doubled = add(decs[b % 2].output(), decs[b % 2].output());
+        doubled.pull(results.data() + b * batch * shape.size() * 4, batch * shape.size() * 4);
+    }
+    std::fill_n(results.as<uint32_t>().data(), results.size() / 4, 0xDEADBEEFu);  // poison
+    std::vector<std::string> errors(batches);
+    for (size_t b = 0; b < batches + 2; ++b) {
+        if (b >= 2) {  // batch b - 2 has run, or is running: its errors, after the fact
+            try {
+                decs[b % 2].check();
+            } catch (const IoError& e) {
+                errors[b - 2] = e.what();
+            }
+        }
+        if (b < batches) {
+            decs[b % 2].stage(bytes_of(b), std::span<const size_t>(sizes).subspan(b * batch, batch), b * batch);
+            graphs[b]->launch();
+        }
+    }
+    for (size_t b = 0; b < batches; ++b) {
+        INFO("batch " << b << ": " << errors[b]);
+        CHECK(errors[b].empty() == (b != 2));
+    }
+    CHECK_THAT(errors[2], Catch::Contains("frame 7") && Catch::Contains("block 2 of") &&
+                              Catch::Contains("match offset"));
+    const auto got = results.as<const uint32_t>();
+    for (size_t k = 0; k < batch * batches; ++k) {
+        if (k == 7) continue;  // the corrupt frame's contents are undefined
+        INFO("frame " << k);
+        const auto want = frames[k].as<uint32_t>();
+        for (size_t i = 0; i < shape.size(); ++i) REQUIRE(got[k * shape.size() + i] == 2 * want[i]);
+    }
+
+    // Runs again with the chunk repaired: the same graphs, new contents in the pinned source.
+    chunks[7] = compress(frames[7], 256);
+    REQUIRE(chunks[7].size() == sizes[7]);  // a repaired chunk of the same length
+    std::memcpy(pinned.data() + offsets[7], chunks[7].data(), sizes[7]);
+    decs[0].stage(bytes_of(2), std::span<const size_t>(sizes).subspan(2 * batch, batch), 2 * batch);
+    graphs[2]->launch();
+    decs[0].check();
+    for (size_t i = 0; i < shape.size(); ++i)
+        REQUIRE(got[7 * shape.size() + i] == 2 * frames[7].as<uint32_t>()[i]);
+}
+
+TEST_CASE("pipelined Bslz4Decoder refuses misuse with clear errors", "[ops][bslz4][graph][errors]") {
+    Context ctx = test::context();
+    const Shape shape{37, 41};
+    const HostArray frame = poisson(shape, DType::uint32, 2.0, 9);
+    const auto chunk = compress(frame);
+    PinnedBuffer pinned(ctx, 2 * chunk.size());
+    std::memcpy(pinned.data(), chunk.data(), chunk.size());
+    std::memcpy(pinned.data() + chunk.size(), chunk.data(), chunk.size());
+    const std::span<const uint8_t> both(reinterpret_cast<const uint8_t*>(pinned.data()), 2 * chunk.size());
+    Bslz4Decoder dec(ctx, shape, DType::uint32, 2);
+    // Outside a capture, and from pageable memory.
+    CHECK_THROWS_WITH(dec.record(both), Catch::Contains("outside a Graph capture"));
+    Graph g(ctx);
+    {
+        auto capture = g.capture();
+        CHECK_THROWS_WITH(dec.record(std::span<const uint8_t>(chunk)), Catch::Contains("PinnedBuffer"));
+        dec.record(both);
+    }
+    // Bytes that no graph copies, and a check before the run that decodes the staged batch.
+    const size_t one[1] = {chunk.size()};
+    CHECK_THROWS_WITH(dec.stage(chunk, one), Catch::Contains("no source"));
+    dec.stage(both.subspan(chunk.size()), one, 4);
+    CHECK_THROWS_WITH(dec.check(), Catch::Contains("launch"));
+    // A truncated chunk is named by the host parse; the graph then decodes nothing.
+    const size_t cut[1] = {chunk.size() / 2};
+    CHECK_THROWS_WITH(dec.stage(both.first(cut[0]), cut, 6), Catch::Contains("frame 6"));
+    // The second chunk alone (an offset into the source), then both.
+    dec.stage(both.subspan(chunk.size()), one, 4);
+    g.run();
+    dec.check();
+    auto got = dec.output().to_vector<uint32_t>();
+    REQUIRE(std::memcmp(got.data(), frame.data(), frame.nbytes()) == 0);
+    const size_t two[2] = {chunk.size(), chunk.size()};
+    dec.stage(both, two);
+    g.run();
+    dec.check();
+    got = dec.output().to_vector<uint32_t>();
     REQUIRE(std::memcmp(got.data() + shape.size(), frame.data(), frame.nbytes()) == 0);
 }

@@ -62,6 +62,14 @@ struct AzimuthalSetup {
 
     Accumulation accumulation = Accumulation::automatic;
     AzimuthalKernels kernels = AzimuthalKernels::fused;
+    /// Most matrix entries one workgroup reduces in integrate(). When a row
+    /// (bin) is longer, every row is cut into segments of about equal length,
+    /// at most this long; the last segment of a bin to finish merges their
+    /// partial sums, in segment order (results do not depend on timing). The
+    /// longest rows hold several times the mean, and one workgroup per bin
+    /// leaves the GPU waiting on them. 0: automatic (8192). sigma_clip()
+    /// always takes one workgroup per bin.
+    size_t segment_entries = 0;
 };
 
 /// Results of integrating one frame (arrays of shape (bins)) or a stack of n

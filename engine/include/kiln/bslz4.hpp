@@ -33,10 +33,20 @@ Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape
 ///     { auto c = g.capture(); dec.record(); result = f(dec.output()); }
 ///     for each batch: dec.push(bytes, sizes, first); g.run(); dec.check();
 ///
+/// Pipelined, with no host round trip per batch: chunks that lie in pinned
+/// memory (a PinnedBuffer) travel inside the graph, which also copies the
+/// error flags back, so a batch is one submission and the host prepares the
+/// next batch while the GPU decodes this one. With two decoders and graphs
+/// (double buffering), and `at` a fixed range of a PinnedBuffer per graph:
+///
+///     { auto c = g[i].capture(); dec[i].record(at[i]); result[i] = f(dec[i].output()); pull into pinned }
+///     for batch k, i = k % 2: dec[i].stage(at[i] holding batch k, sizes, first);
+///                              g[i].launch(); ... later dec[i].check() (waits for that run)
+///
 /// The GPU checks every length before it reads or writes: a corrupt block
-/// never reads outside its own compressed bytes nor writes outside its own
-/// destination range; it sets an error flag that check() turns into an IoError
-/// naming the frame.
+/// never decodes bytes outside its own compressed bytes nor writes outside
+/// its own destination range; it sets an error flag that check() turns into
+/// an IoError naming the frame.
 class Bslz4Decoder {
 public:
     /// frame_shape and dtype: what each chunk decodes to. max_frames: frames
@@ -82,8 +92,32 @@ public:
     /// Graph capture the recorded node decodes each run's pushed batch.
     void record();
 
+    /// Pipelined decoding (see the class comment). Inside a Graph capture,
+    /// records at every run of the graph: the DMA of `source` (a range of a
+    /// PinnedBuffer, copied whole) and of the block table that stage() fills,
+    /// the decode, and the DMA of the error flags into pinned memory. A
+    /// decoder may be recorded into several graphs, with one source each.
+    /// The PinnedBuffer must outlive the graph, which must not run after the
+    /// decoder is destroyed.
+    ///
+    /// Throws InvalidArgument outside a capture, for a source that does not
+    /// lie in one PinnedBuffer of this context, or one larger than the
+    /// decoder's compressed capacity.
+    void record(std::span<const uint8_t> source);
+    /// Parses one batch for the next run of a graph recorded with
+    /// record(source): `bytes` holds the chunks back to back and lies in that
+    /// source, as the run will copy it (bytes and chunk_sizes as push()).
+    /// First waits until the GPU is done with the previous run that used this
+    /// decoder's table; does no GPU work itself. Throws as push() does, and
+    /// InvalidArgument when `bytes` lies in no recorded source.
+    void stage(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index = 0,
+               const std::string& label = "frame");
+
     /// Waits for the last decode and throws IoError if any block failed,
-    /// naming the chunk, the block and what was wrong with it.
+    /// naming the chunk, the block and what was wrong with it. After stage(),
+    /// waits for the graph run that decodes the staged batch and reads the
+    /// flags it copied into pinned memory (no transfer of its own); throws
+    /// InvalidArgument if no such run was launched.
     void check() const;
 
     /// The decoded frames (see the constructor for its shape).
@@ -95,6 +129,8 @@ public:
 private:
     friend Array bslz4_decompress(const Context&, std::span<const uint8_t>, Shape, DType, const std::string&);
     std::string chunk_name(size_t k) const;
+    void parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, uint64_t src_base,
+               uint32_t* table);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
