@@ -9,18 +9,20 @@
 // Rows and columns outside the input are taken as the modes say; a
 // column outside in constant mode gives mid = cval_mid (cval for ndimage's
 // pass after pass, cval * sum(wy) for a 2-D fill). KX == 1: the y pass alone.
-// KY == 1: the x pass alone, its windows read straight from memory.
+// KY == 1: the x pass alone.
 //
 // Each workgroup makes a tile of TH x TW outputs. Stage 1 runs the y pass
 // down the tile's columns (and the KX - 1 halo columns), each invocation PY
-// consecutive rows from PY + KY - 1 coalesced loads, into shared memory.
-// Stage 2 runs the x pass, each invocation PX consecutive outputs from one
-// window of PX + KX - 1 values. Shared memory holds a row's column c at
-// (c % PX) * S + c / PX, so that both stages' accesses are free of bank
-// conflicts. Tap counts, the tile shape and where the weights are are
-// specialization constants, so the loops unroll and the weights' indices are
-// constants; modes and weights' values come in push constants, so that they
-// cost no new pipeline.
+// consecutive rows from PY + KY - 1 coalesced loads, into the shared
+// intermediate; the x pass alone (KY == 1) copies its rows there instead,
+// by 16-byte loads (each invocation reading its overlapping window straight
+// from memory was slower on the H200). Stage 2 runs the x pass, each
+// invocation PX consecutive outputs from one window of PX + KX - 1 values.
+// The intermediate holds a row's column c at (c % PX) * S + c / PX, so that
+// both stages' accesses are free of bank conflicts. Tap counts, the tile
+// shape and where the weights are are specialization constants, so the loops
+// unroll and the weights' indices are constants; modes and weights' values
+// come in push constants, so that they cost no new pipeline.
 #include "dtype.glsl"
 #include "grid.glsl"
 
@@ -45,7 +47,7 @@ const uint VW = 4;
 #endif
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
-// The same buffer by 16-byte vectors, for the lone x pass's windows.
+// The same buffer by 16-byte vectors, for the x pass alone.
 layout(std430, binding = 0) readonly buffer InV { V srcv[]; };
 layout(std430, binding = 1) writeonly buffer Out { T dst[]; };
 // The same buffer by 16-byte vectors: stage 2 stores its PX consecutive
@@ -72,9 +74,11 @@ const uint MIDW = TW + KX - 1;
 const uint S0 = (MIDW + PX - 1) / PX;
 const uint S = S0 + (40 - S0 % 32) % 32;
 const uint ROW = PX * S;
-// The lone x pass's window in 16-byte vectors.
-const uint NWIN = (PX + KX - 1 + VW - 1) / VW;
-shared T mid[KX > 1 && KY > 1 ? TH * ROW : 1];
+shared T mid[KX > 1 ? TH * ROW : 1];
+// The x pass alone reads a tile's row as vectors from a0 = q0 - shift (the
+// vector boundary at or below its first column q0): MIDWV of them cover any
+// shift.
+const uint MIDWV = (MIDW + 2 * VW - 2) / VW;
 
 // Index read for position i of an axis of n under mode, or -1 for the constant.
 int ext_index(int i, int n, uint mode) {
@@ -89,6 +93,12 @@ int ext_index(int i, int n, uint mode) {
     }
     int k = (i >= 0 ? i : -i - 1) % (2 * n);
     return k >= n ? 2 * n - 1 - k : k;
+}
+
+// Whether columns a0 .. a0 + MIDWV * VW - 1 are inside every row, which
+// starts on a vector: then a tile's rows load as vectors.
+bool vector_rows(int a0) {
+    return a0 >= 0 && a0 + int(MIDWV * VW) <= int(p.W) && p.W % VW == 0;
 }
 
 T weight(uint src, uint i) {
@@ -106,6 +116,38 @@ const uint WOFF_X = WSRC_X == WSRC_Y ? (SYM_Y != 0 ? (KY + 1) / 2 : KY) : 0;
 T wy(uint j) { return weight(WSRC_Y, SYM_Y != 0 ? min(j, KY - 1 - j) : j); }
 T wx(uint k) { return weight(WSRC_X, WOFF_X + (SYM_X != 0 ? min(k, KX - 1 - k) : k)); }
 
+// Stage 1 of the x pass alone: row r of the tile (input row `row`, -1 for
+// cval) times the single wy into the intermediate. The loads are unrolled,
+// so that they are in flight together.
+void copy_row(uint base, uint r, int row, int q0, uint shift, uint mode_x, T cval, T cval_mid) {
+    const uint tx = gl_LocalInvocationID.x;
+    const T w0 = wy(0);
+    const int a0 = q0 - int(shift);
+    if (row >= 0 && vector_rows(a0)) {
+        const uint at = (base + uint(row) * p.W + uint(a0)) / VW;
+        [[unroll]] for (uint k = 0; k < (MIDWV + LX - 1) / LX; ++k) {
+            const uint u = tx + k * LX;
+            if (u < MIDWV) {
+                const V v = srcv[at + u];
+                [[unroll]] for (uint c = 0; c < VW; ++c) {
+                    const uint s = u * VW + c - shift;
+                    if (s < MIDW) mid[r * ROW + (s % PX) * S + s / PX] = w0 * v[c];
+                }
+            }
+        }
+    } else {
+        [[unroll]] for (uint k = 0; k < (MIDW + LX - 1) / LX; ++k) {
+            const uint s = tx + k * LX;
+            if (s < MIDW) {
+                const int col = ext_index(q0 + int(s), int(p.W), mode_x);
+                mid[r * ROW + (s % PX) * S + s / PX] =
+                    col < 0 ? cval_mid
+                            : w0 * (row < 0 ? cval : src[base + uint(row) * p.W + uint(col)]);
+            }
+        }
+    }
+}
+
 void main() {
     const T cval = SCALAR_T(p.cval), cval_mid = SCALAR_T(p.cval_mid);
     const uint mode_y = p.modes & 15, mode_x = p.modes >> 4;
@@ -116,12 +158,23 @@ void main() {
     for (uint tile_x = gl_WorkGroupID.x; tile_x < tiles_x; tile_x += gl_NumWorkGroups.x) {
         const uint base = b * p.H * p.W, out_base = b * p.OH * p.OW;
         const int m0 = int(tile_y * TH), n0 = int(tile_x * TW);
+        const int q0 = n0 + p.ox - int(KX - 1);
+        const uint shift = uint(q0 % int(VW) + int(VW)) % VW;
+        if (KY == 1 && KX > 1) {
+            [[dont_unroll]] for (uint i = 0; i < PY; ++i) {
+                const uint r = ty * PY + i;
+                const int m = m0 + int(r);
+                if (m >= int(p.OH)) break;
+                copy_row(base, r, ext_index(m + p.oy, int(p.H), mode_y), q0, shift, mode_x, cval,
+                         cval_mid);
+            }
+            barrier();
+        }
         const int row0 = m0 + int(ty * PY) + p.oy - int(KY - 1);
         // Whether every row the tile reads is inside: then no mapping.
         const bool rows_inside = m0 + p.oy - int(KY - 1) >= 0 && m0 + int(TH) + p.oy <= int(p.H);
         // Stage 1: the y pass down the tile's columns (with KX == 1 straight
         // to the output, times the single wx), and the halo's.
-        const int q0 = n0 + p.ox - int(KX - 1);
         const uint columns = KX == 1 ? min(TW, uint(max(int(p.OW) - n0, 0))) : KY > 1 ? MIDW : 0;
         for (uint s = tx; s < columns; s += LX) {
             const int col = ext_index(q0 + int(s), int(p.W), mode_x);
@@ -166,31 +219,8 @@ void main() {
             const int m = m0 + int(r);
             if (m >= int(p.OH)) break;
             T win[PX + KX - 1];
-            if (KY == 1) {
-                // The x pass alone: its window straight from memory (the
-                // neighbours' overlapping loads hit the cache).
-                const int row = ext_index(m + p.oy, int(p.H), mode_y), c0 = n + p.ox - int(KX - 1);
-                const T w0 = WSRC_Y == 2 ? T(1) : wy(0);
-                const uint at = base + uint(row) * p.W + uint(c0);
-                if (row >= 0 && c0 >= 0 && c0 + int(NWIN * VW) <= int(p.W) && at % VW == 0) {
-                    [[unroll]] for (uint q = 0; q < NWIN; ++q) {
-                        const V v = srcv[at / VW + q];
-                        [[unroll]] for (uint c = 0; c < VW; ++c)
-                            if (q * VW + c < PX + KX - 1) win[q * VW + c] = w0 * v[c];
-                    }
-                } else if (row >= 0 && c0 >= 0 && c0 + int(PX + KX - 1) <= int(p.W)) {
-                    [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q) win[q] = w0 * src[at + q];
-                } else {
-                    [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q) {
-                        const int col = ext_index(c0 + int(q), int(p.W), mode_x);
-                        win[q] = col < 0 ? cval_mid
-                                 : w0 * (row < 0 ? cval : src[base + uint(row) * p.W + uint(col)]);
-                    }
-                }
-            } else {
-                [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q)
-                    win[q] = mid[r * ROW + (q % PX) * S + tx + q / PX];
-            }
+            [[unroll]] for (uint q = 0; q < PX + KX - 1; ++q)
+                win[q] = mid[r * ROW + (q % PX) * S + tx + q / PX];
             T acc[PX];
             [[unroll]] for (uint o = 0; o < PX; ++o) {
                 acc[o] = T(0);
@@ -208,6 +238,6 @@ void main() {
                     if (n + int(o) < int(p.OW)) dst[at + o] = acc[o];
             }
         }
-        if (KY > 1) barrier();
+        barrier();
     }
 }

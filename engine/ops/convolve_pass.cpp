@@ -115,19 +115,22 @@ void record_sep_kernel(const Separable& s) {
     detail::ContextState& ctx = s.in.state();
     const DType t = s.in.dtype();
     const uint32_t ky = static_cast<uint32_t>(s.y.size()), kx = static_cast<uint32_t>(s.x.size());
+    // Sizes measured on the H200 (kiln-bench W1, W3-W5): with both axes, 4
+    // rows per invocation (float32 tiles of 128 x 16) beat 8 and 2; the x
+    // pass alone went best in workgroups of 64 or 128.
     const std::array<uint32_t, 3> local = kx == 1   ? std::array<uint32_t, 3>{64, 4, 1}
-                                          : ky == 1 ? std::array<uint32_t, 3>{256, 1, 1}
+                                          : ky == 1 ? std::array<uint32_t, 3>{64, 1, 1}
                                                     : std::array<uint32_t, 3>{32, 4, 1};
     Dispatcher d(ctx, variant("conv_sep", t), local);
     const auto& l = d.local();
-    // A lone x pass (one long row, say) takes two vectors per invocation.
+    // The x pass alone takes two vectors per invocation.
     const uint32_t vw = t == DType::float64 ? 2 : 4, nv = ky == 1 ? 2 : 1, px = nv * vw;
-    uint32_t py = ky == 1 ? 1 : 8;
-    // As conv_sep.comp lays out its shared intermediate.
+    uint32_t py = ky == 1 ? 1 : kx == 1 ? 8 : 4;
+    // As conv_sep.comp lays out its shared intermediate (every pass along x).
     auto mid_bytes = [&](uint32_t rows) {
         const uint64_t s0 = ceil_div(uint64_t(l[0]) * px + kx - 1, px),
                        s_words = s0 + (40 - s0 % 32) % 32;
-        return kx == 1 || ky == 1 ? 0 : uint64_t(l[1]) * rows * px * s_words * dtype_size(t);
+        return kx == 1 ? 0 : uint64_t(l[1]) * rows * px * s_words * dtype_size(t);
     };
     while (py > 1 && mid_bytes(py) > shared_budget(ctx)) py /= 2;
     if (mid_bytes(py) > shared_budget(ctx))

@@ -348,6 +348,41 @@ TEST_CASE("GPU convolve matches the CPU reference, either operand longer", "[ops
     require_conv_close(r64.to_host(), cpu::convolve(hu, hd), 255 * sum_abs(hd));
 }
 
+TEST_CASE("GPU convolve and convolve1d along rows of whole vectors match the CPU reference",
+          "[ops][convolve]") {
+    // Rows of a multiple of 4 values spanning several tiles: the inner tiles
+    // read their rows as 16-byte vectors, from every offset to a vector
+    // boundary (tap counts, modes, origins), the end tiles value by value.
+    Context ctx = test::context();
+    for (DType t : {DType::float32, DType::float64}) {
+        const HostArray ha = test::random(Shape{3000}, t, 31, -1, 1);
+        const Array a = Array::from_host(ctx, ha);
+        for (size_t n : {4, 5, 15, 17}) {
+            const HostArray hv = test::random(Shape{n}, t, 32, -1, 1);
+            const Array v = Array::from_host(ctx, hv);
+            for (ConvMode mode : {ConvMode::full, ConvMode::same, ConvMode::valid}) {
+                INFO(dtype_name(t) << " " << n << " taps, mode " << int(mode));
+                const HostArray want = cpu::convolve(ha, hv, mode);
+                poison_memory(ctx, want.nbytes());
+                ctx.profile().clear();
+                require_conv_close(convolve(a, v, mode).to_host(), want, sum_abs(hv));
+                CHECK(ran(kernels_run(ctx), "conv_sep_" + std::string(dtype_name(t))));
+            }
+        }
+        const HostArray hi = test::random(Shape{3, 1028}, t, 33, -100, 100);
+        const Array image = Array::from_host(ctx, hi);
+        const std::vector<double> w{0.1, -0.3, 0.5, 0.25, 0.05};
+        for (int origin : {-2, 0, 1})
+            for (NdMode mode : {NdMode::reflect, NdMode::constant, NdMode::wrap}) {
+                INFO(dtype_name(t) << " rows, origin " << origin << " mode " << int(mode));
+                const HostArray want = cpu::convolve1d(hi, w, -1, mode, -7.25, origin);
+                poison_memory(ctx, want.nbytes());
+                require_conv_close(convolve1d(image, w, -1, mode, -7.25, origin).to_host(), want,
+                                   1.2 * 100);
+            }
+    }
+}
+
 namespace {
 
 void check_nd_fixtures(bool along_x) {
