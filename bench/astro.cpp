@@ -127,14 +127,18 @@ Register w10{{"W10", "astronomy pipeline end to end (push .. catalogue)", "astro
     Array image = Array::empty(ctx, s.image.shape, DType::float32);
     std::vector<LabelStats> table;
     int32_t count = 0;
+    // Clipping, segmentation, labelling and measurement recorded as one
+    // chain: the clipped std, the label count and the table stay on the
+    // device until the catalogue is read back (the push from pinned memory
+    // is its own submission, since push returns once the buffer is free).
     auto once = [&] {
         image.push(host.data(), host.size());
-        ClipResult c = kappa_sigma_clip(image, 3.0);
-        Labels l = label(threshold(image, 5 * c.std), 4);
-        count = l.count;
-        table = measure(image, l);
+        ClipResultAsync c = kappa_sigma_clip_async(image, 3.0);
+        table = measure_async(image, label_async(threshold(image, c.stats, 1, 5.0), 4)).stats();
+        count = static_cast<int32_t>(table.size());
     };
     std::vector<double> wall, gpu;
+    size_t submissions = 0;
     once();
     hold_clock(ctx, size);
     for (int i = 0; i < std::max(3, n / 2); ++i) {
@@ -145,6 +149,7 @@ Register w10{{"W10", "astronomy pipeline end to end (push .. catalogue)", "astro
         double g = 0;
         for (size_t k = before; k < ctx.profile().submissions().size(); ++k) g += ctx.profile().submissions()[k];
         gpu.push_back(g);
+        submissions += ctx.profile().submissions().size() - before;
     }
     Result r;
     r.wall_ms = median_of(wall);
@@ -152,9 +157,9 @@ Register w10{{"W10", "astronomy pipeline end to end (push .. catalogue)", "astro
     r.gpu_min = *std::min_element(gpu.begin(), gpu.end());
     r.gpu_max = *std::max_element(gpu.begin(), gpu.end());
     r.metrics["sources"] = count;
-    r.checked = true;
-    r.ok = count == s.labels.count && table.size() == size_t(count);
-    r.note = "wall time includes push, 4 steps, catalogue pull; gpu_ms sums the submissions";
+    r.metrics["submissions"] = double(submissions) / double(wall.size());
+    check_table(r, s, table);
+    if (r.ok) r.note = "wall time includes push, 4 steps, catalogue pull; gpu_ms sums the submissions";
     return r;
 }}};
 
