@@ -1,7 +1,8 @@
-// Exact median and percentiles by radix selection: per pass, select_hist
-// counts one digit of the keys that match each target's prefix and
-// select_pick appends the digit holding the target's rank. Every pass of
-// every batch of targets is recorded before the one pull of the results.
+// Exact median and percentiles by radix selection (shaders/select_radix.comp):
+// per digit of the keys, one dispatch counts that digit of the elements that
+// match each target's prefix, and its last workgroup appends the digit that
+// holds the target's rank. Every pass of every batch of targets is recorded
+// before the one pull of the results.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,11 +20,15 @@ namespace {
 
 using ops::Dispatcher;
 
-constexpr std::array<uint32_t, 3> linear_local{256, 1, 1};
-constexpr uint32_t bins = 2048;
-constexpr uint32_t max_targets = 8;  // select_pick's push constants hold 8 ranks
+constexpr uint32_t max_targets = 8;  // select_radix's push constants hold 8 ranks
 constexpr uint64_t elements_per_thread = 32;
 constexpr uint32_t max_groups = 2048;
+// The fine histogram (see select_radix.comp) from this many elements on: the
+// pass it saves outweighs zeroing it (4 MiB).
+constexpr uint64_t fine_min_elements = uint64_t(1) << 20;
+// ... and when at most n / fine_limit_divisor elements share the targets'
+// first digit (more would crowd its atomics).
+constexpr uint32_t fine_limit_divisor = 4;
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 
 // Words of the state buffer before the targets, and per target.
@@ -39,20 +44,69 @@ void require(const Array& a, const char* fn) {
                           std::to_string(a.size()) + " given)");
 }
 
-uint32_t passes_for(DType t) { return t == DType::float64 ? 6 : 3; }
+// One pass of select_radix: the digit of the key it counts.
+struct Digit {
+    uint32_t word, shift, width;
+};
 
-// Targets one histogram pass can follow: each needs 8 KiB of shared memory.
-uint32_t targets_per_pass(detail::ContextState& ctx) {
-    const uint32_t shared = ctx.info().max_shared_memory;
-    return std::clamp<uint32_t>((shared - 1024) / (bins * 4), 1, max_targets);
+// How one selection runs: the digits (most significant first), targets per
+// batch, workgroup size and whether pass 1 keeps a fine histogram.
+struct Plan {
+    std::vector<Digit> digits;
+    uint32_t width = 1;
+    uint32_t local = 256;
+    bool fine = false;
+};
+
+// Shared memory select_radix needs for `hists` histograms of `bins` bins.
+uint64_t shared_bytes(uint64_t hists, uint32_t bins, uint32_t local) {
+    return 4 * (hists * bins + local) + 16 * max_targets + 64;
 }
 
-uint32_t hist_groups(uint64_t n) {
-    const uint64_t per_group = linear_local[0] * elements_per_thread;
-    return static_cast<uint32_t>(std::clamp<uint64_t>((n + per_group - 1) / per_group, 1, max_groups));
+// Digits and workgroup size as measured best on the H200 (kiln-bench W14,
+// 4M float32): one or two targets, a 12-bit first digit and workgroups of 512
+// (median 52 us; 59 us with 11-11-10 bits and 256); more targets, 11-11-10
+// bits and 256 (five percentiles 0.20 ms; with 12-10-10 bits a batch holds up
+// to eight targets, every element tested against each: 0.29 ms).
+Plan plan_for(const Array& a, size_t ranks) {
+    const DeviceInfo& info = a.state().info();
+    Plan p;
+    std::vector<uint32_t> split{11, 11, 10};
+    if (ranks <= 2 && info.max_workgroup_invocations >= 512 &&
+        shared_bytes(1, 1u << 12, 512) <= info.max_shared_memory) {
+        split = {12, 10, 10};
+        p.local = 512;
+    }
+    p.local = std::min(p.local, info.max_workgroup_invocations);
+    switch (a.dtype()) {
+    // 8- and 16-bit integers have their keys in the top bits of the high word.
+    case DType::int8:
+    case DType::uint8: p.digits = {{0, 24, 8}}; break;
+    case DType::int16:
+    case DType::uint16: p.digits = {{0, 21, 11}, {0, 16, 5}}; break;
+    default:
+        for (uint32_t word = 0; word < (a.dtype() == DType::float64 ? 2u : 1u); ++word) {
+            uint32_t top = 32;
+            for (uint32_t w : split) {
+                top -= w;
+                p.digits.push_back({word, top, w});
+            }
+        }
+    }
+    uint32_t later_bins = 1;
+    for (size_t i = 1; i < p.digits.size(); ++i) later_bins = std::max(later_bins, 1u << p.digits[i].width);
+    p.width = 1;
+    while (p.width < std::min<size_t>(ranks, max_targets) &&
+           shared_bytes(p.width + 1, later_bins, p.local) <= info.max_shared_memory)
+        ++p.width;
+    const std::vector<Digit>& d = p.digits;
+    p.fine = ranks <= p.width && p.width <= 2 && a.size() >= fine_min_elements && d.size() == 3 &&
+             d[2].word == 0 && d[2].shift == 0 && d[1].shift == d[2].width && d[2].width <= d[1].width &&
+             (uint64_t(1) << (32 - d[0].width)) <= ops::max_elements_per_binding(a.state(), 4);
+    return p;
 }
 
-// The value of a key (the inverse of select_hist's key_of), as a double.
+// The value of a key (the inverse of select_radix's key_of), as a double.
 double value_of_key(uint64_t key, DType t) {
     const auto hi = static_cast<uint32_t>(key >> 32);
     switch (t) {
@@ -68,32 +122,41 @@ double value_of_key(uint64_t key, DType t) {
         std::memcpy(&d, &bits, 8);
         return d;
     }
-    case DType::int8:
-    case DType::int16:
+    case DType::int8: return static_cast<int32_t>(hi >> 24) - 128;
+    case DType::uint8: return hi >> 24;
+    case DType::int16: return static_cast<int32_t>(hi >> 16) - 32768;
+    case DType::uint16: return hi >> 16;
     case DType::int32: return static_cast<int32_t>(hi ^ 0x80000000u);
     default: return hi;
     }
 }
 
-// Records the selection of up to targets_per_pass ranks; returns the state
-// array whose targets hold the keys once the work is done.
-Array record_batch(const Array& a, std::span<const uint32_t> ranks, uint32_t width, const Array& hist) {
+// Records the selection of one batch of ranks (at most plan.width): one
+// select_radix dispatch per digit; returns the state array whose targets
+// hold the keys once the work is done.
+Array record_batch(const Array& a, std::span<const uint32_t> ranks, const Plan& plan, const Array& hist,
+                   const Array& fine) {
     detail::ContextState& ctx = a.state();
-    Array state = Array::empty(a.context(), Shape{header_words + target_words * width}, DType::uint32);
-    const std::string variant = std::string(dtype_name(a.dtype())) + "_uint32";
-    const uint32_t n = static_cast<uint32_t>(a.size());
+    Array state = Array::empty(a.context(), Shape{header_words + target_words * plan.width}, DType::uint32);
     struct {
+        uint32_t n, fine_limit, pad0, pad1;
         uint32_t rank[max_targets];
-        uint32_t slot, max_iters, parts, pad;
-        uint32_t kappa_bits[2];
-    } pick{};
+    } push{};
+    static_assert(sizeof(push) == 48);
+    push.n = static_cast<uint32_t>(a.size());
+    push.fine_limit = static_cast<uint32_t>(a.size() / fine_limit_divisor);
     // Targets past the batch repeat its last rank (and share its histogram).
-    for (uint32_t t = 0; t < width; ++t) pick.rank[t] = ranks[std::min<size_t>(t, ranks.size() - 1)];
-    for (uint32_t pass = 0; pass < passes_for(a.dtype()); ++pass) {
-        Dispatcher h(ctx, "select_hist_" + variant, linear_local);
-        h.read(a).read_write(hist).read(state).spec(pass).spec(width).push(n).groups(hist_groups(n)).record();
-        Dispatcher p(ctx, "select_pick_" + variant, linear_local);
-        p.read_write(hist).read_write(state).spec(pass).spec(width).push(pick).groups(1).record();
+    for (uint32_t t = 0; t < plan.width; ++t) push.rank[t] = ranks[std::min<size_t>(t, ranks.size() - 1)];
+    for (uint32_t pass = 0; pass < plan.digits.size(); ++pass) {
+        const Digit& d = plan.digits[pass];
+        Dispatcher r(ctx, ops::variant("select_radix", a.dtype()), {plan.local, 1, 1});
+        const uint64_t per_group = r.local()[0] * elements_per_thread;
+        const uint64_t wanted = (a.size() + per_group - 1) / per_group;
+        const auto groups = static_cast<uint32_t>(std::clamp<uint64_t>(wanted, 1, max_groups));
+        r.read(a).read_write(hist).read_write(state).read_write(fine);
+        r.spec(pass).spec(plan.width).spec(d.word).spec(d.shift).spec(d.width);
+        r.spec(plan.fine && pass < 3 ? 1 : 0);
+        r.push(push).groups(groups).record();
     }
     return state;
 }
@@ -103,14 +166,19 @@ Array record_batch(const Array& a, std::span<const uint32_t> ranks, uint32_t wid
 std::map<uint32_t, double> select_ranks(const Array& a, std::vector<uint32_t> ranks) {
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    const uint32_t per_pass = targets_per_pass(a.state());
-    const uint32_t width = std::min<uint32_t>(per_pass, static_cast<uint32_t>(ranks.size()));
-    Array hist = Array::empty(a.context(), Shape{width * bins + 1}, DType::uint32);
-    fill(hist, 0);  // each select_pick clears the histograms after use
+    const Plan plan = plan_for(a, ranks.size());
+    uint32_t hist_bins = 1u << plan.digits[0].width;
+    for (size_t i = 1; i < plan.digits.size(); ++i)
+        hist_bins = std::max(hist_bins, plan.width << plan.digits[i].width);
+    Array hist = Array::empty(a.context(), Shape{4 + hist_bins}, DType::uint32);
+    fill(hist, 0);  // the last workgroup of each pass clears what it used
+    // Pass 0 zeroes the fine histogram; without one the binding is a placeholder.
+    Array fine = Array::empty(a.context(), Shape{plan.fine ? uint64_t(1) << (32 - plan.digits[0].width) : 4},
+                              DType::uint32);
     std::vector<std::pair<Array, std::span<const uint32_t>>> batches;
-    for (size_t i = 0; i < ranks.size(); i += width) {
-        std::span<const uint32_t> batch(ranks.data() + i, std::min<size_t>(width, ranks.size() - i));
-        batches.emplace_back(record_batch(a, batch, width, hist), batch);
+    for (size_t i = 0; i < ranks.size(); i += plan.width) {
+        std::span<const uint32_t> batch(ranks.data() + i, std::min<size_t>(plan.width, ranks.size() - i));
+        batches.emplace_back(record_batch(a, batch, plan, hist, fine), batch);
     }
     std::map<uint32_t, double> values;
     for (auto& [state, batch] : batches) {

@@ -1,7 +1,8 @@
 // GPU median and percentiles (radix selection) against the CPU reference
 // (engine/cpu/select): every dtype, odd and even counts, ties, NaN and
 // infinities, float64 keys that differ only in their low word, batches of
-// many percentiles, bad input.
+// many percentiles, large arrays (the fine-histogram path and its
+// fallbacks), bad input.
 #include <cmath>
 #include <limits>
 
@@ -134,6 +135,47 @@ TEST_CASE("median of a million float32 values", "[ops][select][large]") {
     check_same(median(a), cpu::median(h));
     HostArray odd = test::random(Shape{(1u << 20) + 1}, DType::float32, 6, 100, 101);
     check_same(median(Array::from_host(ctx, odd)), cpu::median(odd));
+}
+
+// Arrays of 2^20 elements take the path where pass 1 also counts the last
+// two digits of the elements under the targets' shared prefix (a fine
+// histogram) and pass 2 does nothing; these cover it and its fallbacks.
+TEST_CASE("large selections: fine histogram, split prefixes, ties, NaN", "[ops][select][large]") {
+    Context ctx = test::context();
+    const size_t n = 1u << 20;
+    auto check_float = [&](const std::vector<float>& v, const char* what) {
+        INFO(what);
+        HostArray h = HostArray::from(Shape{v.size()}, v);
+        Array a = Array::from_host(ctx, h);
+        check_same(median(a), cpu::median(h));
+        const double qs[] = {37.5};
+        check_same(percentiles(a, qs)[0], cpu::percentiles(h, qs)[0]);
+    };
+    HostArray u = test::random(Shape{n}, DType::float32, 7, 0, 1);
+    std::vector<float> v(u.as<float>().begin(), u.as<float>().end());
+    check_float(v, "uniform in [0, 1), as W14");
+    // The two middle values lie under different prefixes: no fine histogram.
+    std::vector<float> split = v;
+    for (size_t i = 0; i < n; ++i) split[i] = i % 2 ? 0.5f + split[i] / 2 : 2.0f + 2 * split[i];
+    check_float(split, "halves in [0.5, 1) and [2, 4)");
+    // 10% of the values equal the median: many equal counts in the fine histogram.
+    std::vector<float> ties = v;
+    for (size_t i = 0; i < n; ++i) ties[i] = i % 20 < 2 ? 0.5f : (i % 2 ? v[i] / 2 : 0.5f + v[i] / 2);
+    check_float(ties, "10% ties at the median");
+    // Most values equal: too many under the prefix for the fine histogram.
+    std::vector<float> flat = v;
+    for (size_t i = 0; i < n; ++i) flat[i] = i % 3 ? 0.25f : v[i];
+    check_float(flat, "two thirds equal");
+    std::vector<float> with_nan = v;
+    with_nan[n / 3] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(std::isnan(median(Array::from(ctx, Shape{n}, with_nan))));
+    for (DType t : {DType::int32, DType::uint32}) {
+        INFO(dtype_name(t));
+        HostArray h = data(Shape{n + 1}, t, 8);
+        Array a = Array::from_host(ctx, h);
+        check_same(median(a), cpu::median(h));
+        check_same(percentile(a, 90), cpu::percentile(h, 90));
+    }
 }
 
 TEST_CASE("selection refuses bad input clearly and the context stays usable", "[ops][select]") {

@@ -4,9 +4,12 @@
 // clipping loop (the CPU references engine/cpu/select.hpp and clip.hpp).
 //
 // Selection is a radix select on order-preserving integer keys of the values
-// (32-bit keys, or 64-bit for float64): a few histogram passes, each fixing
-// the next digit of the wanted elements, all recorded in one submission with
-// no host round trip between passes; only the selected keys are read back.
+// (32-bit keys, or 64-bit for float64): a few histogram passes (one dispatch
+// each), each fixing the next digit of the wanted elements, all recorded in
+// one submission with no host round trip between passes; only the selected
+// keys are read back. For median and single percentiles of 2^20 or more
+// 32-bit elements the second pass also counts the last two digits in a 4 MiB
+// scratch histogram, so two passes over the data usually suffice.
 // The result is exact: the selected elements themselves, interpolated on the
 // host in float64 exactly as NumPy does. Arrays larger than the device's
 // maxStorageBufferRange throw kiln::Unsupported.
