@@ -1,6 +1,8 @@
 #include "graph/context_state.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -122,6 +124,10 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = device_->queue_family();
     vk::check(vkCreateCommandPool(device_->handle(), &pci, nullptr, &pool_), "vkCreateCommandPool");
+    // A CPU device (lavapipe) runs the work on the host's cores: no polling there.
+    spin_us_ = device_->info().type == "cpu" ? 0 : 1000;
+    if (const char* v = std::getenv("KILN_SPIN_US"); v && *v) spin_us_ = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+    if (options.spin_wait_us) spin_us_ = *options.spin_wait_us;
 }
 
 ContextState::~ContextState() {
@@ -138,7 +144,9 @@ ContextState::~ContextState() {
     retired_.clear();
     staging_.reset();
     pipelines_.reset();
-    vkDestroyCommandPool(device_->handle(), pool_, nullptr);
+    for (VkFence f : free_fences_) vkDestroyFence(device_->handle(), f, nullptr);
+    for (auto& [capacity, q] : free_queries_) vkDestroyQueryPool(device_->handle(), q, nullptr);
+    vkDestroyCommandPool(device_->handle(), pool_, nullptr);  // frees the command buffers
     allocator_.reset();
     device_.reset();
     instance_.reset();
@@ -181,18 +189,40 @@ Submission ContextState::prepare(GraphIR& graph, Plan& plan, bool reusable) {
         }
     }
     VkDevice dev = device_->handle();
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    vk::check(vkAllocateCommandBuffers(dev, &ai, &sub.cmd), "vkAllocateCommandBuffers");
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    vk::check(vkCreateFence(dev, &fci, nullptr, &sub.fence), "vkCreateFence");
+    if (!free_cmds_.empty()) {
+        sub.cmd = free_cmds_.back();  // vkBeginCommandBuffer resets it
+        free_cmds_.pop_back();
+    } else {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        vk::check(vkAllocateCommandBuffers(dev, &ai, &sub.cmd), "vkAllocateCommandBuffers");
+    }
+    if (!free_fences_.empty()) {
+        sub.fence = free_fences_.back();
+        free_fences_.pop_back();
+    } else {
+        VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        vk::check(vkCreateFence(dev, &fci, nullptr, &sub.fence), "vkCreateFence");
+    }
     if (plan.query_count) {
-        VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-        qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qci.queryCount = plan.query_count;
-        vk::check(vkCreateQueryPool(dev, &qci, nullptr, &sub.queries), "vkCreateQueryPool");
+        // The smallest free pool that is large enough, else a new one with
+        // room to spare for the next, larger graphs.
+        auto best = free_queries_.end();
+        for (auto it = free_queries_.begin(); it != free_queries_.end(); ++it)
+            if (it->first >= plan.query_count && (best == free_queries_.end() || it->first < best->first)) best = it;
+        if (best != free_queries_.end()) {
+            sub.queries = best->second;
+            sub.query_capacity = best->first;
+            free_queries_.erase(best);
+        } else {
+            VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+            qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qci.queryCount = std::max<uint32_t>(std::bit_ceil(plan.query_count), 16);
+            vk::check(vkCreateQueryPool(dev, &qci, nullptr, &sub.queries), "vkCreateQueryPool");
+            sub.query_capacity = qci.queryCount;
+        }
         sub.query_count = plan.query_count;
         sub.time_nodes = plan.time_nodes;
     }
@@ -242,7 +272,16 @@ void ContextState::wait(uint64_t serial) {
     for (auto& f : in_flight_) {
         if (f.serial < serial) continue;
         Submission& sub = f.owned ? *f.owned : f.recorded->sub;
-        VkResult r = vkWaitForFences(device_->handle(), 1, &sub.fence, VK_TRUE, UINT64_MAX);
+        VkResult r = VK_NOT_READY;
+        if (spin_us_) {
+            // Short waits: poll, since a blocking wait's wake-up can take
+            // longer than the work (a virtual machine's interrupts).
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+            while ((r = vkGetFenceStatus(device_->handle(), sub.fence)) == VK_NOT_READY &&
+                   std::chrono::steady_clock::now() < until) {
+            }
+        }
+        if (r == VK_NOT_READY) r = vkWaitForFences(device_->handle(), 1, &sub.fence, VK_TRUE, UINT64_MAX);
         if (r == VK_ERROR_DEVICE_LOST)
             throw VulkanError("the GPU device was lost while running kiln work (driver reset or crash)", r);
         vk::check(r, "vkWaitForFences");
@@ -293,10 +332,24 @@ void ContextState::finish(Submission& sub) {
 }
 
 void ContextState::destroy(Submission& sub) {
+    // Only finished (or never submitted) submissions get here: their objects
+    // go back to the free lists, a few of each at most.
     VkDevice dev = device_->handle();
-    if (sub.cmd) vkFreeCommandBuffers(dev, pool_, 1, &sub.cmd);
-    if (sub.fence) vkDestroyFence(dev, sub.fence, nullptr);
-    if (sub.queries) vkDestroyQueryPool(dev, sub.queries, nullptr);
+    constexpr size_t keep = 16;
+    if (sub.cmd) {
+        if (free_cmds_.size() < keep) free_cmds_.push_back(sub.cmd);
+        else vkFreeCommandBuffers(dev, pool_, 1, &sub.cmd);
+    }
+    if (sub.fence) {
+        if (free_fences_.size() < keep && vkResetFences(dev, 1, &sub.fence) == VK_SUCCESS)
+            free_fences_.push_back(sub.fence);
+        else
+            vkDestroyFence(dev, sub.fence, nullptr);
+    }
+    if (sub.queries) {
+        if (free_queries_.size() < keep) free_queries_.push_back({sub.query_capacity, sub.queries});
+        else vkDestroyQueryPool(dev, sub.queries, nullptr);
+    }
     if (sub.descriptors) vkDestroyDescriptorPool(dev, sub.descriptors, nullptr);
     if (sub.arena) allocator_->free(sub.arena);
     sub = Submission{};

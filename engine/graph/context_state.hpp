@@ -27,7 +27,8 @@ struct Submission {
     VkFence fence = VK_NULL_HANDLE;
     VkQueryPool queries = VK_NULL_HANDLE;
     VkDescriptorPool descriptors = VK_NULL_HANDLE;
-    uint32_t query_count = 0;
+    uint32_t query_count = 0;     // queries this submission uses
+    uint32_t query_capacity = 0;  // queries the pool holds
     bool time_nodes = false;
     std::vector<std::string> names;  // node names in execution order
     GraphIR keep;                    // holds the graph's storages until done
@@ -110,6 +111,13 @@ private:
     std::unique_ptr<vk::Pipelines> pipelines_;
     std::unique_ptr<StagingRing> staging_;
     VkCommandPool pool_ = VK_NULL_HANDLE;
+    // Per-submission objects of finished submissions, kept for the next ones:
+    // creating a query pool or fence costs the driver far more than reusing
+    // one. Fences are unsignalled; query pools are reset in the command buffer.
+    std::vector<VkCommandBuffer> free_cmds_;
+    std::vector<VkFence> free_fences_;
+    std::vector<std::pair<uint32_t, VkQueryPool>> free_queries_;  // capacity, pool
+    uint32_t spin_us_ = 0;  // busy-wait this long on a fence before blocking
 
     GraphIR pending_;
     GraphIR* capture_ = nullptr;
