@@ -115,9 +115,8 @@ void record_sep_kernel(const Separable& s) {
     detail::ContextState& ctx = s.in.state();
     const DType t = s.in.dtype();
     const uint32_t ky = static_cast<uint32_t>(s.y.size()), kx = static_cast<uint32_t>(s.x.size());
-    // Sizes measured on the H200 (kiln-bench W1, W3-W5): with both axes, 4
-    // rows per invocation (float32 tiles of 128 x 16) beat 8 and 2; the x
-    // pass alone went best in workgroups of 64 or 128.
+    // Sizes measured on the H200 (kiln-bench W1, W3-W5): the x pass alone
+    // went best in workgroups of 64 or 128.
     const std::array<uint32_t, 3> local = kx == 1   ? std::array<uint32_t, 3>{64, 4, 1}
                                           : ky == 1 ? std::array<uint32_t, 3>{64, 1, 1}
                                                     : std::array<uint32_t, 3>{32, 4, 1};
@@ -125,7 +124,11 @@ void record_sep_kernel(const Separable& s) {
     const auto& l = d.local();
     // The x pass alone takes two vectors per invocation.
     const uint32_t vw = t == DType::float64 ? 2 : 4, nv = ky == 1 ? 2 : 1, px = nv * vw;
-    uint32_t py = ky == 1 ? 1 : kx == 1 ? 8 : 4;
+    // Two-axis tiles: 4 rows per invocation up to 2048^2-sized outputs (W1
+    // 0.038 against 0.041 ms with 8), 8 for larger ones (W5, 8192^2: 0.247
+    // against 0.260 ms with 4).
+    const bool large = uint64_t(s.B) * s.OH * s.OW >= (uint64_t(1) << 24);
+    uint32_t py = ky == 1 ? 1 : kx == 1 ? 8 : large ? 8 : 4;
     // As conv_sep.comp lays out its shared intermediate (every pass along x).
     auto mid_bytes = [&](uint32_t rows) {
         const uint64_t s0 = ceil_div(uint64_t(l[0]) * px + kx - 1, px),

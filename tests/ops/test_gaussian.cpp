@@ -99,6 +99,15 @@ TEST_CASE("GPU gaussian_filter matches the CPU reference in 1-D and 2-D", "[ops]
     check_cases(DType::float64, {{Shape{127, 129}, {0, 2, 2}}, {Shape{20, 36}, {0, 2, 2}}});
 }
 
+TEST_CASE("GPU gaussian_filter of a large stack uses taller tiles and still matches", "[ops][gaussian]") {
+    // 2 x 2049 x 4099 outputs, at least 2^24: the two-axis pass takes 8 rows
+    // per invocation instead of 4 (convolve_pass.cpp).
+    Context ctx = test::context();
+    const HostArray hi = test::random(Shape{2, 2049, 4099}, DType::float32, 3);
+    const HostArray want = cpu::gaussian_filter(hi, {0, 2, 1}, NdMode::reflect);
+    require_blur_close(gaussian_filter(Array::from_host(ctx, hi), {0, 2, 1}).to_host(), want, 100);
+}
+
 TEST_CASE("GPU gaussian_filter matches the CPU reference in 3-D", "[ops][gaussian]") {
     check_cases(DType::float32, {{Shape{7, 9, 11}, {1, 1, 1}},
                                  {Shape{3, 5, 7}, {0, 1, 2}},
