@@ -37,6 +37,9 @@ except Exception as e:  # noqa: BLE001
     ndi = None
     SCIPY_NOTE = f"SciPy not importable: {e}"
 
+# Workloads whose figures include transfers: wall times on both sides.
+WALL_IDS = ("W2", "W10")
+
 # Floors on the H200 (shared/REFERENCE.md), ms.
 FLOORS = {"W1": 0.03, "W2": 0.7, "W3": 0.02, "W4": 0.01, "W5": 0.12, "W6": 0.3, "W7": 0.008,
           "W8": 0.02, "W9": 0.01, "W10": 1.0, "W11": 0.18, "W12": 0.06, "W14": 0.01, "W15": 0.02,
@@ -292,7 +295,10 @@ def main():
     ap.add_argument("--filter", default="", help="only workloads whose id contains this text")
     ap.add_argument("--out", default="", help="write OUT.json and OUT.md")
     ap.add_argument("--kiln-json", default="", help="use this kiln-bench JSON instead of running it")
+    ap.add_argument("--rerender", default="", help="render a saved OUT.json again (to --out) and exit")
     args = ap.parse_args()
+    if args.rerender:
+        return rerender(args.rerender, args.out)
 
     notes = []
     if args.kiln_json:
@@ -327,13 +333,14 @@ def main():
             continue
         k = kres.get(wid, {})
         row = {"id": wid, "name": k.get("name") or (peers[wid][0] if wid in peers else ""),
-               "kiln_ms": k.get("gpu_ms"), "kiln_ok": k.get("ok"), "kiln_metrics": k.get("metrics", {}),
+               "kiln_ms": k.get("wall_ms") if wid in WALL_IDS else k.get("gpu_ms"), "kiln_ok": k.get("ok"),
+               "kiln_metrics": k.get("metrics", {}),
                "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", "")}
         if wid in peers:
             name, mk_gpu, mk_cpu = peers[wid]
             try:
                 fn = mk_gpu()
-                if wid in ("W2", "W10"):  # transfers included: wall time, as the GPU timer misses host copies
+                if wid in WALL_IDS:  # transfers included: wall time, as the GPU timer misses host copies
                     _, row["cupy_ms"] = gpu_time(fn, max(3, args.repeat // 4))
                 else:
                     row["cupy_ms"], _ = gpu_time(fn, args.repeat)
@@ -347,11 +354,36 @@ def main():
                 except Exception as e:  # noqa: BLE001
                     row["note"] += f" CPU failed: {e}"
             print(f"{wid}: kiln {row['kiln_ms']} CuPy {row['cupy_ms']} CPU {row['cpu_ms']}", flush=True)
-        kms, cms, pms, fms = row["kiln_ms"], row["cupy_ms"], row["cpu_ms"], row["floor_ms"]
-        row["ratio_cupy_over_kiln"] = cms / kms if kms and cms else None
-        row["speedup_over_cpu"] = pms / kms if kms and pms else None
-        row["fraction_of_floor"] = fms / kms if kms and fms else None
+        derive(row)
         rows.append(row)
+    meta = {"date": datetime.date.today().isoformat(), "device": kiln.get("device"), "driver": kiln.get("driver"),
+            "vulkan": kiln.get("vulkan"), "kiln": kiln.get("kiln"),
+            "cupy": getattr(cp, "__version__", None), "numpy": np.__version__, "notes": notes}
+    render(rows, meta, kiln, args.out)
+    return 0
+
+
+def derive(row):
+    kms, cms, pms, fms = row["kiln_ms"], row["cupy_ms"], row["cpu_ms"], row["floor_ms"]
+    row["ratio_cupy_over_kiln"] = cms / kms if kms and cms else None
+    row["speedup_over_cpu"] = pms / kms if kms and pms else None
+    row["fraction_of_floor"] = fms / kms if kms and fms else None
+
+
+def rerender(path, out):
+    """Renders a saved comparison again (kiln's W2 and W10 as wall times)."""
+    saved = json.load(open(path))
+    kres = {r["id"]: r for r in saved["kiln"]["results"]}
+    for row in saved["rows"]:
+        if row["id"] in WALL_IDS and row["id"] in kres:
+            row["kiln_ms"] = kres[row["id"]]["wall_ms"]
+        derive(row)
+    render(saved["rows"], saved["meta"], saved["kiln"], out)
+    return 0
+
+
+def render(rows, meta, kiln, out):
+    notes = meta["notes"]
 
     def f(v, fmt="{:.3f}"):
         return fmt.format(v) if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else "-"
@@ -368,16 +400,13 @@ def main():
                      f"{f(r['fraction_of_floor'], '{:.0%}')} | {yn(r['kiln_ok'] if r['kiln_ms'] else None)} | "
                      f"{yn(r.get('cupy_agrees_with_cpu'))} |")
     table = "\n".join(lines)
-    meta = {"date": datetime.date.today().isoformat(), "device": kiln.get("device"), "driver": kiln.get("driver"),
-            "vulkan": kiln.get("vulkan"), "kiln": kiln.get("kiln"),
-            "cupy": getattr(cp, "__version__", None), "numpy": np.__version__, "notes": notes}
     print("\n" + table)
     for n in notes:
         print("note:", n)
-    if args.out:
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        json.dump({"meta": meta, "rows": rows, "kiln": kiln}, open(args.out + ".json", "w"), indent=1)
-        with open(args.out + ".md", "w") as fh:
+    if out:
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        json.dump({"meta": meta, "rows": rows, "kiln": kiln}, open(out + ".json", "w"), indent=1)
+        with open(out + ".md", "w") as fh:
             fh.write(f"# kiln vs CuPy vs CPU, {meta['date']}\n\n{meta['device']}, driver {meta['driver']}, "
                      f"Vulkan {meta['vulkan']}, CuPy {meta['cupy']}, NumPy {meta['numpy']}.\n"
                      "GPU times are medians of repeated runs from timestamp queries (kiln) and CUDA events "
@@ -388,7 +417,6 @@ def main():
             fh.write(table + "\n")
             for n in notes:
                 fh.write(f"\nNote: {n}\n")
-    return 0
 
 
 if __name__ == "__main__":
