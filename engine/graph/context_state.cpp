@@ -136,6 +136,7 @@ ContextState::~ContextState() {
         poll();
     } catch (...) {
     }
+    kept_.clear();  // their memory goes to retired_, freed below
     for (auto& f : in_flight_)
         if (f.owned) destroy(*f.owned);
     in_flight_.clear();

@@ -98,6 +98,16 @@ public:
 
     MemoryStats memory_stats() const;
 
+    /// Device memory an op keeps between calls under `key` (say, a histogram
+    /// each use leaves zeroed, so the next needs no clearing pass). `ready`
+    /// is the op's own flag: whether the memory is in that state once the
+    /// work recorded so far has run. Freed with the context.
+    struct Kept {
+        std::shared_ptr<Storage> storage;
+        bool ready = false;
+    };
+    Kept& kept(const std::string& key) { return kept_[key]; }
+
 private:
     Submission prepare(GraphIR& graph, Plan& plan, bool reusable);
     uint64_t submit(Submission& sub);
@@ -114,6 +124,7 @@ private:
     // Per-submission objects of finished submissions, kept for the next ones:
     // creating a query pool or fence costs the driver far more than reusing
     // one. Fences are unsignalled; query pools are reset in the command buffer.
+    std::map<std::string, Kept> kept_;
     std::vector<VkCommandBuffer> free_cmds_;
     std::vector<VkFence> free_fences_;
     std::vector<std::pair<uint32_t, VkQueryPool>> free_queries_;  // capacity, pool

@@ -170,8 +170,23 @@ std::map<uint32_t, double> select_ranks(const Array& a, std::vector<uint32_t> ra
     uint32_t hist_bins = 1u << plan.digits[0].width;
     for (size_t i = 1; i < plan.digits.size(); ++i)
         hist_bins = std::max(hist_bins, plan.width << plan.digits[i].width);
-    Array hist = Array::empty(a.context(), Shape{4 + hist_bins}, DType::uint32);
-    fill(hist, 0);  // the last workgroup of each pass clears what it used
+    // The last workgroup of each pass clears what it used, so the histogram
+    // is kept by the context, zeroed, for the next selection: only the first
+    // (or a larger one) pays for a clearing pass. A Graph capture clears it
+    // itself, since the graph may run before or after other selections.
+    detail::ContextState& ctx = a.state();
+    const uint64_t hist_words = std::max<uint64_t>(4 + hist_bins, 4 + (1u << 12));
+    detail::ContextState::Kept& kept = ctx.kept("select_hist");
+    if (!kept.storage || kept.storage->bytes < hist_words * 4) {
+        kept.storage = std::make_shared<detail::Storage>(&ctx, hist_words * 4);
+        ctx.place(*kept.storage);  // placed now: never a graph's transient
+        kept.ready = false;
+    }
+    Array hist(a.context().shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
+    if (!kept.ready || ctx.capturing()) {
+        fill(hist, 0);
+        if (!ctx.capturing()) kept.ready = true;
+    }
     // Pass 0 zeroes the fine histogram; without one the binding is a placeholder.
     Array fine = Array::empty(a.context(), Shape{plan.fine ? uint64_t(1) << (32 - plan.digits[0].width) : 4},
                               DType::uint32);

@@ -195,3 +195,25 @@ TEST_CASE("selection refuses bad input clearly and the context stays usable", "[
     CHECK_THROWS_WITH(median(big), Catch::Contains("maxStorageBufferRange"));
     CHECK(median(Array::full(small, Shape{1024}, 4.0)) == 4.0);
 }
+
+TEST_CASE("selections in a row reuse the context's zeroed histogram", "[ops][select]") {
+    // The context keeps the histogram each pass leaves zeroed (select.cpp):
+    // small and large selections of several dtypes interleaved, twice over,
+    // so that each one starts from what the one before left.
+    Context ctx = test::context();
+    const std::vector<std::pair<Shape, DType>> cases{{Shape{1031}, DType::int16},
+                                                     {Shape{1u << 20}, DType::float32},
+                                                     {Shape{33, 65}, DType::float64},
+                                                     {Shape{1u << 20}, DType::uint32}};
+    const double qs[] = {1, 50, 99};
+    for (int round = 0; round < 2; ++round)
+        for (size_t k = 0; k < cases.size(); ++k) {
+            INFO("round " << round << " case " << k);
+            const HostArray h = data(cases[k].first, cases[k].second, 10 + k);
+            const Array a = Array::from_host(ctx, h);
+            check_same(median(a), cpu::median(h));
+            const auto got = percentiles(a, qs);
+            const auto want = cpu::percentiles(h, qs);
+            for (size_t i = 0; i < std::size(qs); ++i) check_same(got[i], want[i]);
+        }
+}
