@@ -10,10 +10,9 @@
 #include <string>
 
 #include "bench.hpp"
-#include "cpu/clip.hpp"
+#include "cpu/elementwise.hpp"
 #include "cpu/label.hpp"
 #include "cpu/measure.hpp"
-#include "cpu/sky.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
 #include "kiln/elementwise.hpp"
@@ -27,7 +26,8 @@ namespace kiln::bench {
 namespace {
 
 struct Sky {
-    HostArray image, mask;
+    const HostArray& image;  // sky_input's
+    HostArray mask;          // its 5-sigma segmentation
     cpu::LabelResult labels;
 };
 
@@ -36,13 +36,8 @@ const Sky& sky(Size size) {
     static std::unique_ptr<Sky> cache[2];
     auto& s = cache[size == Size::full];
     if (!s) {
-        const cpu::SkyParams p = sky_params(size);
-        s = std::make_unique<Sky>();
-        s->image = cpu::synthetic_sky(p);
-        const double limit = 5 * cpu::kappa_sigma_clip(s->image).std;
-        s->mask = HostArray(s->image.shape, DType::uint8);
-        for (size_t i = 0; i < s->image.size(); ++i)
-            s->mask.as<uint8_t>()[i] = s->image.as<float>()[i] > limit;
+        const SkyInput& in = sky_input(size);
+        s.reset(new Sky{in.image, cpu::threshold(in.image, 5 * in.clip.std), {}});
         s->labels = cpu::label(s->mask);
     }
     return *s;

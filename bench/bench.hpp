@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/sky.hpp"
+#include "cpu/clip.hpp"
 #include "kiln/kiln.hpp"
 
 namespace kiln::bench {
@@ -36,9 +36,15 @@ struct Register {
     Register(Workload w) { registry().push_back(std::move(w)); }
 };
 
-/// The synthetic radio sky of the astronomy workloads: the default 2048^2
-/// image at full size, a 256^2 one with fewer sources at small size.
-cpu::SkyParams sky_params(Size size);
+/// The synthetic radio sky of the reduction and astronomy workloads (the
+/// default 2048^2 image at full size, a 256^2 one with fewer sources at
+/// small size) and its CPU kappa-sigma clipping (kappa 3, with the mask),
+/// made once per size and shared: the CPU clipping takes about a second.
+struct SkyInput {
+    HostArray image;
+    cpu::ClipResult clip;
+};
+const SkyInput& sky_input(Size size);
 
 /// Keeps the GPU busy for `ms` milliseconds (a compute copy in flight the
 /// whole time) so that its clock is at the level sustained work gets. The

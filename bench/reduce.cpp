@@ -15,7 +15,6 @@
 #include "cpu/elementwise.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/select.hpp"
-#include "cpu/sky.hpp"
 #include "kiln/reduce.hpp"
 #include "kiln/statistics.hpp"
 
@@ -23,23 +22,6 @@ namespace kiln::bench {
 
 namespace {
 
-struct Sky {
-    HostArray image;
-    cpu::ClipResult clip;  // the CPU reference, for the checks and W7's threshold
-};
-
-// The sky and its CPU clipping, made once per size (the CPU loop is slow).
-const Sky& sky(Size size) {
-    static std::unique_ptr<Sky> cache[2];
-    auto& s = cache[size == Size::full];
-    if (!s) {
-        const cpu::SkyParams p = sky_params(size);
-        s = std::make_unique<Sky>();
-        s->image = cpu::synthetic_sky(p);
-        s->clip = cpu::kappa_sigma_clip(s->image, 3.0, 100, true);
-    }
-    return *s;
-}
 
 // Uniform float32 in [0, 1) from a fixed-seed generator.
 std::vector<float> uniform(size_t n, uint64_t seed) {
@@ -57,7 +39,7 @@ bool same(double a, double b, double rtol) {
 }
 
 Register w6{{"W6", "kappa-sigma clipping 2048^2 radio sky", "reduce", [](Context& ctx, Size size, int n) {
-    const Sky& s = sky(size);
+    const SkyInput& s = sky_input(size);
     Array image = Array::from_host(ctx, s.image);
     ClipResult got;
     Result r;
@@ -96,7 +78,7 @@ Register w6{{"W6", "kappa-sigma clipping 2048^2 radio sky", "reduce", [](Context
 }}};
 
 Register w7{{"W7", "5-sigma threshold 2048^2 to 0/1", "reduce", [](Context& ctx, Size size, int n) {
-    const Sky& s = sky(size);
+    const SkyInput& s = sky_input(size);
     Array image = Array::from_host(ctx, s.image);
     const double t = 5 * s.clip.std;
     Array mask;
