@@ -14,6 +14,7 @@
 #include <string>
 
 #include "kiln/statistics.hpp"
+#include "cpu/clip.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -56,12 +57,7 @@ uint32_t key_digits(DType t) {
 }
 
 void check_arguments(const Array& a, double kappa, int max_iters) {
-    if (!(kappa > 0.0) || !std::isfinite(kappa))
-        throw InvalidArgument("kappa_sigma_clip: kappa = " + std::to_string(kappa) +
-                              " is not accepted; it must be finite and > 0");
-    if (max_iters < 1)
-        throw InvalidArgument("kappa_sigma_clip: max_iters = " + std::to_string(max_iters) +
-                              " is not accepted; at least one pass is needed");
+    cpu::check_clip_parameters(kappa, max_iters);
     if (!a)
         throw InvalidArgument(
             "kappa_sigma_clip: the array is null (default-constructed); pass an array made with "

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/label.hpp"
 #include "ops/kernel.hpp"
 #include "ops/read_back.hpp"
 
@@ -42,28 +43,6 @@ struct BlockPush {
     uint32_t n, blocks, block;
 };
 static_assert(sizeof(BlockPush) == 12);
-
-// How many coordinates of a neighbour offset may be nonzero (scipy's
-// generate_binary_structure(rank, reach)), from the connectivity.
-uint32_t neighbour_reach(size_t ndim, int connectivity) {
-    struct Rule {
-        int connectivity;
-        uint32_t reach;
-    };
-    static const std::vector<Rule> rules[3] = {
-        {{2, 1}}, {{4, 1}, {8, 2}}, {{6, 1}, {18, 2}, {26, 3}}};
-    const auto& accepted = rules[ndim - 1];
-    if (connectivity == 0) return 1;
-    std::string names;
-    for (const Rule& r : accepted) {
-        if (r.connectivity == connectivity) return r.reach;
-        names += (names.empty() ? "" : ", ") + std::to_string(r.connectivity);
-    }
-    throw InvalidArgument("label: connectivity " + std::to_string(connectivity) +
-                          " is not valid for a " + std::to_string(ndim) +
-                          "-D mask; accepted: " + names + " (or 0 for the default, " +
-                          std::to_string(accepted.front().connectivity) + ")");
-}
 
 // The earlier-neighbour offsets (dx, dy, dz) the shaders list, by reach.
 constexpr int neighbour_offsets[13][3] = {
@@ -97,7 +76,7 @@ uint32_t capped_groups(detail::ContextState& ctx, uint64_t count) {
 LabelsAsync label_async(const Array& mask, int connectivity) {
     if (!mask) throw InvalidArgument("label: the mask is a null Array");
     const Shape& shape = mask.shape();
-    const uint32_t reach = neighbour_reach(shape.ndim(), connectivity);
+    const auto reach = static_cast<uint32_t>(cpu::neighbour_reach(shape.ndim(), connectivity));
     // Pixel indices and the two sentinels (BG = 2^31 - 1, the HI tag bit)
     // must stay apart.
     if (mask.size() >= 0x7FFFFFFFull)
