@@ -22,6 +22,7 @@
 #include <numbers>
 #include <thread>
 
+#include "cpu/random.hpp"
 #include "bench.hpp"
 #include "cpu/bitshuffle_lz4.hpp"
 #include "kiln/azimuthal.hpp"
@@ -42,12 +43,6 @@ cpu::Geometry geometry(Size size) {
     return cpu::Geometry{rows, cols, pixel, pixel, 0.1, 0.51 * rows * pixel, 0.48 * cols * pixel, 0, 0, 0, 1e-10};
 }
 
-uint64_t splitmix(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 // Poisson counts of silicon-like rings on a background, frame by frame
 // different; gap rows and columns hold Eiger's 0xFFFFFFFF.
@@ -70,7 +65,7 @@ std::vector<uint32_t> frame(const cpu::Geometry& g, const std::vector<double>& q
                 }
                 mean *= 1 + 0.2 * std::sin(index * 0.7);
                 // Inversion: a few steps for these means.
-                const double u = double(splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+                const double u = cpu::uniform01(s);
                 double p = std::exp(-mean), cdf = p;
                 uint32_t c = 0;
                 while (u > cdf && c < 200) p *= mean / ++c, cdf += p;

@@ -7,16 +7,9 @@
 #include <string>
 #include <type_traits>
 
-namespace kiln::test {
+#include "cpu/random.hpp"
 
-namespace {
-uint64_t splitmix(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-} // namespace
+namespace kiln::test {
 
 HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values) {
     HostArray h(Shape::of(dims.size(), dims.data()), t);
@@ -51,7 +44,7 @@ HostArray random(Shape shape, DType t, uint64_t seed, double lo, double hi) {
         using T = decltype(z);
         auto v = a.as<T>();
         for (auto& x : v) {
-            double u = (splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
+            double u = cpu::uniform01(s);
             if constexpr (std::is_floating_point_v<T>) {
                 x = static_cast<T>(lo + u * (hi - lo));
             } else {

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <string>
 
+#include "cpu/random.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cpu {
@@ -56,12 +57,6 @@ public:
 
 private:
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-    static uint64_t splitmix64(uint64_t& s) {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
 
     uint64_t state_[4];
     double spare_ = 0;

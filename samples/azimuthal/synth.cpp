@@ -6,6 +6,7 @@
 #include <numbers>
 #include <thread>
 
+#include "cpu/random.hpp"
 #include "io/h5frames.hpp"
 #include "progress.hpp"
 
@@ -13,14 +14,7 @@ namespace sample {
 
 namespace {
 
-uint64_t splitmix(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-double uniform(uint64_t& s) { return double(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+double uniform(uint64_t& s) { return kiln::cpu::uniform01(s); }
 
 // Poisson deviate: inversion for small means (a few steps for the counts
 // here), a rounded normal for large ones.
@@ -110,7 +104,7 @@ std::vector<uint32_t> make_frame(const StackParams& p, const std::vector<float>&
     std::vector<uint32_t> out(p.rows * p.cols);
     parallel_rows(p.rows, [&](size_t r0, size_t r1, size_t block) {
         uint64_t s = (uint64_t(p.seed) << 40) ^ (uint64_t(index) << 20) ^ block;
-        splitmix(s);
+        kiln::cpu::splitmix64(s);
         for (size_t k = r0 * p.cols; k < r1 * p.cols; ++k)
             out[k] = mean[k] < 0 ? gap_value : poisson(mean[k] * scale, s);
     });

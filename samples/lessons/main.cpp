@@ -11,6 +11,7 @@
 
 #include "cpu/histogram.hpp"
 #include "cpu/primes.hpp"
+#include "cpu/random.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/primes.hpp"
@@ -29,12 +30,7 @@ template <typename F> double cpu_ms(F&& f) {
 // A fast, seeded generator: the lessons use random inputs, not any one sequence.
 struct Random {
     uint64_t s;
-    uint64_t next() {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
+    uint64_t next() { return kiln::cpu::splitmix64(s); }
     float uniform() { return static_cast<float>(next() >> 40) / 16777216.0f; }
 };
 
