@@ -1,5 +1,7 @@
 #include "cpu_support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -114,6 +116,26 @@ NdMode nd_mode(const std::string& s) {
     if (s == "nearest") return NdMode::nearest;
     if (s == "mirror") return NdMode::mirror;
     return NdMode::wrap;
+}
+
+TempDir::TempDir() {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("kiln_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::create_directories(path);
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+}
+
+std::string TempDir::file(const std::string& name) const { return (path / name).string(); }
+
+std::vector<std::filesystem::path> TempDir::files() const {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(path)) out.push_back(e.path());
+    return out;
 }
 
 } // namespace kiln::test

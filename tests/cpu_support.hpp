@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "kiln/conv_types.hpp"
 #include "kiln/dtype.hpp"
+#include "kiln/error.hpp"
 #include "kiln/host_array.hpp"
 #include "kiln/shape.hpp"
 
@@ -60,5 +62,33 @@ Boundary boundary_of(const std::string& s);
 
 /// The fixtures' scipy.ndimage mode names (else wrap) as an NdMode.
 NdMode nd_mode(const std::string& s);
+
+/// A fresh folder under the system's temporary one (named after the process
+/// and a counter, so parallel test processes never share one), removed with
+/// everything in it when the object goes.
+struct TempDir {
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::filesystem::path path;
+    /// The path of `name` inside the folder.
+    std::string file(const std::string& name) const;
+    /// What the folder holds now.
+    std::vector<std::filesystem::path> files() const;
+    size_t entries() const { return files().size(); }
+};
+
+/// Runs f and returns the message of the IoError it throws (fails the test
+/// if it throws none).
+template <typename F> std::string io_error(F&& f) {
+    try {
+        f();
+    } catch (const IoError& e) {
+        return e.what();
+    }
+    FAIL("no IoError thrown");
+    return {};
+}
 
 } // namespace kiln::test

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_support.hpp"
 #include "io/fits.hpp"
 
 namespace fs = std::filesystem;
@@ -32,22 +33,7 @@ fs::path data_dir() {
 }
 
 // A fresh directory per test, removed afterwards.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::random_device entropy;
-        path = fs::temp_directory_path() / ("kiln_fits_" + std::to_string(entropy()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-    size_t entries() const {
-        return size_t(std::distance(fs::directory_iterator(path), fs::directory_iterator()));
-    }
-};
+using kiln::test::TempDir;
 
 // Thin cfitsio writer for fixtures: every call must succeed.
 class RawFits {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cpu_support.hpp"
 #include "io/npy.hpp"
 
 using namespace kiln;
@@ -30,17 +31,7 @@ fs::path data_dir() {
 std::string fixture(const std::string& name) { return (data_dir() / name).string(); }
 
 /// A fresh directory under the system temp dir, removed at scope exit.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("kiln_test_npy_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using kiln::test::TempDir;
 
 std::vector<std::byte> file_bytes(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -67,16 +58,7 @@ template <typename T> std::vector<T> values(const HostArray& a) {
     return {s.begin(), s.end()};
 }
 
-/// Runs f and returns the IoError message it throws (fails if it does not).
-template <typename F> std::string io_error(F&& f) {
-    try {
-        f();
-    } catch (const IoError& e) {
-        return e.what();
-    }
-    FAIL("no IoError thrown");
-    return {};
-}
+using kiln::test::io_error;
 
 } // namespace
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cpu_support.hpp"
 #include "io/png.hpp"
 
 using namespace kiln;
@@ -22,17 +23,7 @@ namespace {
 
 const double qnan = std::numeric_limits<double>::quiet_NaN();
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("kiln_test_png_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using kiln::test::TempDir;
 
 std::vector<uint8_t> file_bytes(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -100,15 +91,7 @@ HostArray image_of(Shape s, const std::vector<double>& v) {
     return HostArray::from<float>(s, f);
 }
 
-template <typename F> std::string io_error(F&& f) {
-    try {
-        f();
-    } catch (const IoError& e) {
-        return e.what();
-    }
-    FAIL("no IoError thrown");
-    return {};
-}
+using kiln::test::io_error;
 
 } // namespace
 

@@ -15,18 +15,7 @@ using namespace kiln;
 
 namespace {
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::random_device rd;
-        path = std::filesystem::temp_directory_path() / ("kiln-tune-test-" + std::to_string(rd()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using kiln::test::TempDir;
 
 ContextOptions in(const TempDir& dir) {
     ContextOptions o;

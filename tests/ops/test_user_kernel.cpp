@@ -59,18 +59,7 @@ std::vector<float> saxpy_cpu(const HostArray& a, const HostArray& b, float alpha
     return c;
 }
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::random_device rd;
-        path = std::filesystem::temp_directory_path() / ("kiln-kernel-test-" + std::to_string(rd()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
+using kiln::test::TempDir;
 
 } // namespace
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_support.hpp"
 #include "vk/glsl_compiler.hpp"
 
 using kiln::vk::compile_glsl;
@@ -52,24 +53,7 @@ void main() {
 )";
 
 // A fresh directory under the system temp directory, removed afterwards.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::random_device rd;
-        path = std::filesystem::temp_directory_path() /
-               ("kiln-glsl-test-" + std::to_string(rd()) + std::to_string(rd()));
-        std::filesystem::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::vector<std::filesystem::path> files() const {
-        std::vector<std::filesystem::path> out;
-        for (const auto& e : std::filesystem::directory_iterator(path)) out.push_back(e.path());
-        return out;
-    }
-};
+using kiln::test::TempDir;
 
 void write_bytes(const std::filesystem::path& p, const void* data, size_t n) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
