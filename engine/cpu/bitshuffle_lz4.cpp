@@ -201,20 +201,23 @@ std::vector<BslzBlock> bslz4_blocks(std::span<const uint8_t> chunk, size_t elem_
     uint64_t pos = header_bytes, dst = 0;
     for (uint64_t b = 0; b < block_count; ++b) {
         const uint64_t dst_size = b < full_blocks ? block_bytes : last_elems * elem_size;
-        const std::string where = "block " + std::to_string(b) + " of " + std::to_string(block_count) +
-                                  " at byte " + std::to_string(pos);
+        // Named only for an error: this loop runs for every block of every frame.
+        auto where = [&, at = pos] {
+            return "block " + std::to_string(b) + " of " + std::to_string(block_count) + " at byte " +
+                   std::to_string(at);
+        };
         if (chunk.size() - pos < 4)
-            throw IoError(what + ": truncated bitshuffle-LZ4 chunk: " + where +
+            throw IoError(what + ": truncated bitshuffle-LZ4 chunk: " + where() +
                           " has no room for its 4-byte length (chunk is " + std::to_string(chunk.size()) +
                           " bytes)");
         const uint64_t len = read_be(chunk.data() + pos, 4);
         pos += 4;
         if (len == 0 || len > lz4_bound(dst_size))
-            corrupt(what, where + " claims " + std::to_string(len) + " compressed bytes for " +
+            corrupt(what, where() + " claims " + std::to_string(len) + " compressed bytes for " +
                               std::to_string(dst_size) + " uncompressed (accepted: 1 to " +
                               std::to_string(lz4_bound(dst_size)) + ")");
         if (len > chunk.size() - pos)
-            throw IoError(what + ": truncated bitshuffle-LZ4 chunk: " + where + " needs " +
+            throw IoError(what + ": truncated bitshuffle-LZ4 chunk: " + where() + " needs " +
                           std::to_string(len) + " bytes, " + std::to_string(chunk.size() - pos) + " remain");
         blocks.push_back({pos, uint32_t(len), dst, uint32_t(dst_size), false});
         pos += len;
