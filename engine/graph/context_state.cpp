@@ -96,6 +96,7 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
         en.storage8 = external->storage8;
         en.storage16 = external->storage16;
         en.push_descriptors = external->push_descriptors;
+        en.host_query_reset = external->host_query_reset;
         device_ = std::make_unique<vk::Device>(external->physical_device, index, external->device,
                                                external->queue, external->queue_family, en);
     } else {
@@ -404,6 +405,9 @@ uint64_t ContextState::submit_recorded(RecordedGraph& g) {
     flush();
     if (g.in_flight) wait(g.sub.serial);
     vk::check(vkResetFences(device_->handle(), 1, &g.sub.fence), "vkResetFences");
+    // Its timestamps were read when it finished (poll); reset for this run.
+    if (g.sub.queries && device_->enabled().host_query_reset)
+        vkResetQueryPool(device_->handle(), g.sub.queries, 0, g.sub.query_count);
     Flight f;
     f.recorded = &g;
     f.serial = submit(g.sub);

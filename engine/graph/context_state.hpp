@@ -54,6 +54,12 @@ public:
     vk::Device& device() { return *device_; }
     const DeviceInfo& info() const { return device_->info(); }
     vk::Allocator& allocator() { return *allocator_; }
+    /// Whether pulls read arrays in place (mapped device memory and
+    /// options().direct_host_access): then every submission ends with a
+    /// barrier to host reads, not only those that copy.
+    bool host_reads_in_place() const {
+        return options_.direct_host_access && allocator_->device_memory_mappable();
+    }
     vk::Pipelines& pipelines() { return *pipelines_; }
     Profile& profile() { return profile_; }
     vk::Instance& instance() { return *instance_; }

@@ -118,6 +118,7 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
     info.float16 = f12.shaderFloat16;
     info.storage8 = f12.storageBuffer8BitAccess;
     info.storage16 = f11.storageBuffer16BitAccess;
+    info.host_query_reset = f12.hostQueryReset;
 
     auto exts = device_extensions(pd);
     info.push_descriptors = has(exts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
@@ -180,6 +181,7 @@ Device::Device(VkPhysicalDevice pd, uint32_t index) : physical_(pd), owned_(true
     f12.shaderInt8 = info_.int8;
     f12.shaderFloat16 = info_.float16;
     f12.storageBuffer8BitAccess = info_.storage8;
+    f12.hostQueryReset = info_.host_query_reset;
     VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     f11.pNext = &f12;
     f11.storageBuffer16BitAccess = info_.storage16;
@@ -213,7 +215,7 @@ Device::Device(VkPhysicalDevice pd, uint32_t index) : physical_(pd), owned_(true
 
     enabled_ = {info_.float64, info_.int64, info_.int16, info_.int8, info_.float16,
                 info_.storage8, info_.storage16, info_.push_descriptors, info_.memory_budget,
-                info_.external_memory_host};
+                info_.external_memory_host, info_.host_query_reset};
     load_functions();
 }
 
@@ -232,6 +234,7 @@ Device::Device(VkPhysicalDevice pd, uint32_t index, VkDevice device, VkQueue que
     info_.storage8 = enabled.storage8;
     info_.storage16 = enabled.storage16;
     info_.push_descriptors = enabled.push_descriptors;
+    info_.host_query_reset = enabled.host_query_reset;
     info_.memory_budget = false;
     info_.external_memory_host = false;
     load_functions();

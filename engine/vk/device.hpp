@@ -21,6 +21,7 @@ struct Enabled {
     bool float64 = false, int64 = false, int16 = false, int8 = false, float16 = false;
     bool storage8 = false, storage16 = false;
     bool push_descriptors = false, memory_budget = false, external_memory_host = false;
+    bool host_query_reset = false;  ///< vkResetQueryPool from the host (Vulkan 1.2 hostQueryReset)
 };
 
 class Device {

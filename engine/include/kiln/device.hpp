@@ -34,6 +34,7 @@ struct DeviceInfo {
     bool float64 = false, int64 = false, float16 = false, int16 = false, int8 = false;
     bool storage8 = false, storage16 = false;
     bool push_descriptors = false, memory_budget = false, external_memory_host = false;
+    bool host_query_reset = false;  ///< timestamp queries reset by the host, not in the command buffer
     bool dedicated_compute_queue = false;  ///< a compute queue family without graphics
     bool vulkan13 = false;
 
