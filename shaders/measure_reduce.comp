@@ -16,8 +16,9 @@
 //       writes its table row;
 //   then groups of slots, one per invocation: slots of at most `small`
 //       pixels are reduced by that invocation (a CPU driver's choice; on a
-//       GPU small is 0 and every slot goes in segments). Empty slots keep
-//       their zero row.
+//       GPU small is 0 and every slot goes in segments).
+// Empty slots get a zero row from the workgroups in turn, counted from the
+// last (slot l from workgroup grid - 1 - l / local size, modulo the grid).
 // Every pixel but NaN ones adds its value v, v - shift and (v - shift)^2
 // (shift: a value of the slot, the first non-NaN one in its list, so the
 // variance keeps its digits far from zero), v * z, v * y, v * x, and takes
@@ -37,18 +38,20 @@ layout(constant_id = 3) const uint KIND = 0;
 
 layout(std430, binding = 0) readonly buffer Values { uvec2 values[]; };
 layout(std430, binding = 1) readonly buffer Sorted { uint sorted[]; };
-// out: a header of HEAD words (workgroups done, pixels, segments, labels),
-// the table, ROW words per slot (zero, an empty row, on entry), then the
-// state of measure_runs from word HEAD + ROW * N: counts [0, N), segments
-// done [N, 2N).
+// out: a header of HEAD words (0, pixels, segments, labels), then the
+// table, ROW words per slot.
 layout(std430, binding = 2) coherent buffer Out { uint out_words[]; };
-// offsets [0, N), cursors [N, 2N).
+// offsets [0, N), cursors [N, 2N) (each at its slot's list end after
+// measure_runs, so a slot counts cursor - offset pixels).
 layout(std430, binding = 3) readonly buffer Lists { uint lists[]; };
 // Partials and table rows are ROW words: 6 sums of 2 words, then 16 words:
 // count, min index, max index, lo xyz, hi xyz, min (2), max (2) as accumulator-type bits, 3 spare.
 layout(std430, binding = 4) coherent buffer Parts { uint parts[]; };
 // Each segment: its slot, the slot's first segment, count and list offset.
 layout(std430, binding = 5) readonly buffer SegInfo { uvec4 seg_info[]; };
+// measure_runs' state, kept zeroed between calls: segments done per slot
+// are words [N, 2N); the slot's last segment resets its word.
+layout(std430, binding = 6) coherent buffer State { uint state[]; };
 layout(push_constant) uniform Push { uint nslots, nx, ny, small, seg, max_segments; } p;
 
 const uint PER = 8;  // pixels per invocation of a segment: seg = workgroup size * PER
@@ -222,8 +225,7 @@ Partial load_partial(uint row) {
 shared Partial s_part[gl_WorkGroupSize.x];  // one per subgroup is used
 shared bool s_last;
 
-uint state_at(uint k) { return HEAD + ROW * p.nslots + k; }
-uint count_of(uint l) { return out_words[state_at(l)]; }
+uint count_of(uint l) { return lists[p.nslots + l] - lists[l]; }
 // The first non-NaN value of a list of `count` from `start` (0 if there is none).
 F shift_of(uint start, uint count) {
     F v = value(values[start]);
@@ -290,7 +292,8 @@ void reduce_segment(uint w, uvec4 info) {
         if (lid == 0) {
             STORE(parts, w * ROW, s_part[0]);
             memoryBarrierBuffer();
-            s_last = atomicAdd(out_words[state_at(nslots + l)], 1) == segments - 1;
+            s_last = atomicAdd(state[nslots + l], 1) == segments - 1;
+            if (s_last) state[nslots + l] = 0u;  // every segment has counted itself
         }
         barrier();
         if (!s_last) break;
@@ -304,7 +307,7 @@ void reduce_segment(uint w, uvec4 info) {
 void reduce_small_slot(uint l) {
     const uint count = count_of(l);
     if (count > p.small) return;  // finished by its last segment
-    if (count == 0) return;  // the row is zero: empty
+    if (count == 0) return;  // main() writes its empty row
     Partial pt = empty_partial();
     const uint start = lists[l];
     const F shift = shift_of(start, count);
@@ -325,4 +328,10 @@ void main() {
             if (l < p.nslots) reduce_small_slot(l);
         }
     }
+    // Counted from the last workgroup, which has the fewest segments.
+    const uint wg = gl_WorkGroupSize.x;
+    const uint from_end = gl_NumWorkGroups.x - 1 - gl_WorkGroupID.x;
+    for (uint l = from_end * wg + gl_LocalInvocationID.x; l < p.nslots;
+         l += gl_NumWorkGroups.x * wg)
+        if (count_of(l) == 0) STORE(out_words, HEAD + l * ROW, empty_partial());
 }

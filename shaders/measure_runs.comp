@@ -10,8 +10,9 @@
 // Per-label measurements, the passes over the pixels. Each subgroup walks a
 // chunk of consecutive pixels one subgroup-wide step at a time, cuts it into
 // runs of pixels feeding the same result slot and acts once per run:
-//   MODE 0: counts the pixels of each slot; the last workgroup to finish
-//           then lays out the lists (offsets());
+//   MODE 0: counts the pixels of each slot;
+//   MODE 2: (one workgroup, no pixels) lays out the lists from the counts
+//           (offsets()) and writes the header;
 //   MODE 1: writes the pixel indices grouped by slot (a counting sort) at
 //           the slot's cursor, which starts at the slot's list offset, and
 //           beside them the pixel values as raw words (raw() below), so the
@@ -32,10 +33,9 @@ layout(std430, binding = 0) readonly buffer Labels { int labels[]; };
 layout(std430, binding = 1) readonly buffer Image { T image[]; };
 layout(std430, binding = 2) readonly buffer Keys { int keys[]; };  // sorted label values
 layout(std430, binding = 3) readonly buffer KeySlots { int key_slots[]; };
-// out: a header of HEAD words (workgroups done, pixels, segments, labels),
-// the table (ROW words per slot, see measure_reduce), then the state from
-// word HEAD + ROW N: counts [0, N), segments done [N, 2N). Zero on entry.
-layout(std430, binding = 4) coherent buffer Out { uint out_words[]; };
+// out: a header of HEAD words (0, pixels, segments, labels), which MODE 2
+// writes, then the table (ROW words per slot, see measure_reduce).
+layout(std430, binding = 4) writeonly buffer Out { uint out_words[]; };
 // lists: offsets [0, N), cursors [N, 2N).
 layout(std430, binding = 5) buffer Lists { uint lists[]; };
 layout(std430, binding = 6) writeonly buffer Sorted { uint sorted[]; };
@@ -44,13 +44,15 @@ layout(std430, binding = 7) writeonly buffer Values { uvec2 values[]; };
 layout(std430, binding = 8) writeonly buffer SegInfo { uvec4 seg_info[]; };
 // The number of labels on the device (device_count 1), for the header.
 layout(std430, binding = 9) readonly buffer Count { int label_count; };
+// The state the context keeps zeroed between calls: counts [0, N), then
+// segments done [N, 2N) (measure_reduce's). Every word is zero on entry and
+// is reset to zero by its last user (here MODE 2 for the counts).
+layout(std430, binding = 10) coherent buffer State { uint state[]; };
 layout(push_constant) uniform Push { uint n, nslots, nkeys, small, seg, device_count; } p;
 
 shared uvec2 s_sub[gl_WorkGroupSize.x];
-shared bool s_last;
 
-const uint HEAD = 4, ROW = 28;
-uint state_at(uint k) { return HEAD + ROW * p.nslots + k; }
+const uint HEAD = 4;
 
 int slot_of(int l) {
     int s = -1;
@@ -88,7 +90,7 @@ void put(uint at, uint i) {
 }
 
 // MODE 0: one invocation counts a run of `len` pixels from `start`.
-void count_run(int s, uint len) { atomicAdd(out_words[state_at(s)], len); }
+void count_run(int s, uint len) { atomicAdd(state[s], len); }
 
 // The whole subgroup acts for a run (its arguments are uniform).
 void flush_all(int s, uint start, uint len) {
@@ -203,7 +205,7 @@ uvec2 workgroup_exclusive(uvec2 x, out uvec2 sum) {
     return before + inclusive - x;
 }
 
-// Run by the last workgroup of MODE 0 once every count is in: each slot's
+// MODE 2, one workgroup, once every count is in: each slot's
 // list offset (and the scatter's cursor, starting there) and, for slots of
 // more than `small` pixels, its segments of at most `seg` pixels for
 // measure_reduce (seg_info); the totals go to the header.
@@ -215,7 +217,10 @@ void offsets() {
         const uint start = base + gl_LocalInvocationID.x * PER;
         uint count[PER];
         [[unroll]] for (uint k = 0; k < PER; ++k)
-            count[k] = start + k < nslots ? out_words[state_at(start + k)] : 0u;
+            count[k] = start + k < nslots ? state[start + k] : 0u;
+        // The counts' last use: zero again for the next call.
+        [[unroll]] for (uint k = 0; k < PER; ++k)
+            if (start + k < nslots) state[start + k] = 0u;
         uvec2 mine = uvec2(0);
         [[unroll]] for (uint k = 0; k < PER; ++k) mine += uvec2(count[k], segments(count[k]));
         uvec2 round_sum;
@@ -232,6 +237,7 @@ void offsets() {
         carry += round_sum;
     }
     if (gl_LocalInvocationID.x == 0) {
+        out_words[0] = 0u;
         out_words[1] = carry.x;
         out_words[2] = carry.y;
         out_words[3] = p.device_count == 1 ? uint(max(label_count, 0)) : nslots;
@@ -239,21 +245,16 @@ void offsets() {
 }
 
 void main() {
+    // A pass of its own: the last workgroup of MODE 0 laying out the lists
+    // would cost every one of its (thousands of) workgroups a barrier, a
+    // memory barrier and an atomic on one counter, which on a large GPU is
+    // more than a dependent dispatch (about 4 us of the 2048^2 benchmark).
+    if (MODE == 2) {
+        offsets();
+        return;
+    }
     const uint chunks = (p.n + gl_SubgroupSize * STEPS - 1) / (gl_SubgroupSize * STEPS);
     const uint stride = gl_NumWorkGroups.x * gl_NumSubgroups;
     const uint first = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
     for (uint c = first; c < chunks; c += stride) walk_chunk(c);
-    if (MODE == 1) return;
-    // The last workgroup to finish counting lays out the lists: no pass
-    // (and no barrier between passes) of its own.
-    barrier();
-    if (gl_LocalInvocationID.x == 0) {
-        memoryBarrierBuffer();
-        s_last = atomicAdd(out_words[0], 1) == gl_NumWorkGroups.x - 1;
-    }
-    barrier();
-    if (s_last) {
-        memoryBarrierBuffer();
-        offsets();
-    }
 }

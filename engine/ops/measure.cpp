@@ -178,7 +178,7 @@ size_t Measurements::size() const {
 std::vector<LabelStats> Measurements::stats() const {
     std::vector<LabelStats> out;
     if (!raw_.table) return out;  // nothing was recorded
-    // The header and the rows; the passes' state after them stays behind.
+    // The header and the rows: the whole table.
     std::vector<uint32_t> words(ops::header_words + size_t(raw_.nslots) * ops::row_words);
     ops::read_back(raw_.table, words.data(), words.size() * sizeof(uint32_t));
     const uint32_t* rows = words.data() + ops::header_words;

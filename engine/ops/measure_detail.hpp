@@ -9,9 +9,8 @@
 namespace kiln::ops {
 
 /// The raw table the GPU writes (uint32 words): a header of header_words
-/// (workgroups done, pixels, segments, number of labels), then row_words
-/// per slot, then the per-slot state of the passes. A read-back of the
-/// header and the rows is all the host needs.
+/// (0, pixels, segments, number of labels), then row_words per slot (all
+/// zero for an empty slot). A read-back of it is all the host needs.
 constexpr uint32_t header_words = 4;
 /// Header word holding the number of labels (the device's count, or nslots).
 constexpr uint32_t header_labels = 3;

@@ -1,18 +1,21 @@
 // The GPU passes of the per-label measurements, recorded at once:
-//   1. fill                   zero the header, table and per-slot counters
-//   2. measure_runs (MODE 0)  pixels: count of every slot; the last
-//                             workgroup lays out the slot lists and their
-//                             segments, and writes the header
+//   1. measure_runs (MODE 0)  pixels: count of every slot
+//   2. measure_runs (MODE 2)  one workgroup: lays out the slot lists and
+//                             their segments, and writes the header
 //   3. measure_runs (MODE 1)  pixels: indices and values grouped by slot
 //   4. measure_reduce         a workgroup per segment of a slot's list (the
-//                             last one of a slot writes its row)
-// The atomics of passes 2 and 3 are integer ones, once per run of equal
+//                             last one of a slot writes its row); empty
+//                             slots get a zero row
+// The atomics of passes 1 and 3 are integer ones, once per run of equal
 // labels; every floating-point sum is made by one owner in the order of its
-// list, so float64 (or compensated float32) needs no atomics. The host
-// reads back the header and the rows (measure.cpp).
+// list, so float64 (or compensated float32) needs no atomics. The per-slot
+// counters (counts, segments done) are kept by the context and left zero by
+// their last user, so no pass clears them. The host reads back the header
+// and the rows (measure.cpp).
 #include <algorithm>
 #include <optional>
 
+#include "kiln/elementwise.hpp"
 #include "ops/kernel.hpp"
 #include "ops/measure_detail.hpp"
 
@@ -29,6 +32,9 @@ constexpr std::array<uint32_t, 3> reduce_local{64, 1, 1};
 constexpr uint32_t cpu_small_slot = 32;
 constexpr uint32_t per_invocation = 8;
 constexpr uint32_t steps_per_chunk = 4;  // measure_runs' STEPS
+// The kept counters are allocated for at least this many words (1024
+// slots), so that calls with a few more slots than the last seldom grow them.
+constexpr uint64_t min_state_words = 2 * 1024;
 
 struct RunsPush {
     uint32_t n, nslots, nkeys, small, seg, device_count;
@@ -71,10 +77,26 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                            reduce_local);
     const uint32_t segment = reduce_pass.local()[0] * per_invocation;
 
-    // The header, the table (row_words per slot; zero is an empty row), then
-    // the counts and segments done per slot.
-    Array out = Array::zeros(c, Shape{header_words + (row_words + 2) * uint64_t(nslots)},
-                             DType::uint32);
+    // The header and the table (row_words per slot), every word written by
+    // the passes.
+    Array out = Array::empty(c, Shape{header_words + row_words * uint64_t(nslots)}, DType::uint32);
+    // The counts and segments done per slot, kept by the context: every call
+    // leaves them zero for the next, so only the first (or one with more
+    // slots) pays for a clearing pass. A Graph capture clears them itself,
+    // since the graph may run before or after other measurements.
+    const uint64_t state_words = 2 * uint64_t(nslots);
+    detail::ContextState::Kept& kept = ctx.kept("measure_state");
+    if (!kept.storage || kept.storage->bytes < state_words * 4) {
+        kept.storage = std::make_shared<detail::Storage>(
+            &ctx, std::max<uint64_t>(state_words, min_state_words) * 4);
+        ctx.place(*kept.storage);  // placed now: never a graph's transient
+        kept.ready = false;
+    }
+    Array state(c.shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
+    if (!kept.ready || ctx.capturing()) {
+        fill(state, 0);
+        if (!ctx.capturing()) kept.ready = true;
+    }
     // Offsets and cursors per slot.
     Array lists = Array::empty(c, Shape{2 * uint64_t(nslots)}, DType::uint32);
     // The measured pixels grouped by slot: indices, and values as two words.
@@ -92,14 +114,16 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
     const Array& count_in = count ? *count : labels;
     const RunsPush rp{n, nslots, static_cast<uint32_t>(map.keys.size()), small_slot, segment,
                       count ? 1u : 0u};
-    for (uint32_t mode : {0u, 1u}) {
+    // Counts, lists laid out (one workgroup), pixels grouped by slot.
+    for (uint32_t mode : {0u, 2u, 1u}) {
         Dispatcher d(ctx, ops::variant("measure_runs", image.dtype()), runs_local);
         const uint64_t chunk = uint64_t(ctx.info().subgroup_size) * steps_per_chunk;
         const uint64_t per_group = std::max<uint32_t>(1, d.local()[0] / ctx.info().subgroup_size);
         d.read(labels).read(image).read(keys).read(key_slots).read_write(out).read_write(lists);
-        d.write(sorted).write(values).write(seg_info).read(count_in);
+        d.write(sorted).write(values).write(seg_info).read(count_in).read_write(state);
         d.spec(mode).spec(lookup).push(rp);
-        d.groups(capped(ctx, ((n + chunk - 1) / chunk + per_group - 1) / per_group)).record();
+        d.groups(mode == 2 ? 1 : capped(ctx, ((n + chunk - 1) / chunk + per_group - 1) / per_group));
+        d.record();
     }
 
     Array parts = Array::empty(c, Shape{max_segments * row_words}, DType::uint32);
@@ -114,7 +138,7 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                           : dtype_is_signed(image.dtype())  ? 2
                                                             : 3;
     reduce_pass.read(values).read(sorted).read_write(out).read(lists).read_write(parts).read(
-        seg_info);
+        seg_info).read_write(state);
     reduce_pass.spec(kind).push(pp).groups(looping_grid(ctx, max_segments + slot_groups)).record();
     Measurements::Raw raw;
     raw.table = out;
