@@ -329,6 +329,22 @@ int main(int argc, char** argv) {
         time_it(ctx, "W4 built-in gaussian_filter", [&] { out = gaussian_filter(image, {0, 2, 2}); });
         return 0;
     }
+    if (only == "1d") {
+        const size_t n = 4ull << 20;
+        std::vector<double> a(n), v(15);
+        for (size_t i = 0; i < n; ++i) a[i] = double((i * 2654435761u) % 1000) / 1000;
+        for (int i = 0; i < 15; ++i) v[i] = 1.0 / (1 + i);
+        for (DType t : {DType::float64, DType::float32}) {
+            Array aa = cast(Array::from(ctx, Shape{n}, a), t), vv = cast(Array::from(ctx, Shape{15}, v), t);
+            Array out;
+            time_it(ctx, "convolve 4M x 15 " + std::string(dtype_name(t)), [&] { out = convolve(aa, vv); });
+            Array img = aa.reshape(Shape{2048, 2048});
+            const std::vector<double> w17(17, 1.0 / 17);
+            time_it(ctx, "convolve1d 2048^2 x 17, last axis, " + std::string(dtype_name(t)),
+                    [&] { out = convolve1d(img, w17, -1); });
+        }
+        return 0;
+    }
     if (want("4")) {
         const size_t side = 2048, n = side * side;
         std::vector<float> img(n);
