@@ -338,6 +338,9 @@ int main(int argc, char** argv) {
             Array aa = cast(Array::from(ctx, Shape{n}, a), t), vv = cast(Array::from(ctx, Shape{15}, v), t);
             Array out;
             time_it(ctx, "convolve 4M x 15 " + std::string(dtype_name(t)), [&] { out = convolve(aa, vv); });
+            const std::vector<double> w15(v.begin(), v.end());
+            time_it(ctx, "convolve1d 1 x 4M x 15 (host taps) " + std::string(dtype_name(t)),
+                    [&] { out = convolve1d(aa, w15, -1); });
             Array img = aa.reshape(Shape{2048, 2048});
             const std::vector<double> w17(17, 1.0 / 17);
             time_it(ctx, "convolve1d 2048^2 x 17, last axis, " + std::string(dtype_name(t)),
