@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "io/array_file.hpp"
 
@@ -45,6 +46,23 @@ bool Operand::is_number() const {
 }
 
 double Operand::number() const { return std::strtod(text.c_str(), nullptr); }
+
+std::vector<double> parse_numbers(const std::string& text, const std::string& option,
+                                  const std::string& example) {
+    std::vector<double> v;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        char* end = nullptr;
+        const double x = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0')
+            throw InvalidArgument(option + ": '" + item +
+                                  "' is not a number; give a comma-separated list such as " + example);
+        v.push_back(x);
+    }
+    if (v.empty()) throw InvalidArgument(option + " needs at least one number, e.g. " + example);
+    return v;
+}
 
 CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
                       std::function<void()> action) {

@@ -37,6 +37,11 @@ struct Operand {
     double number() const;
 };
 
+/// A comma-separated list of numbers given to `option`; InvalidArgument
+/// naming the option, the bad item and an example list otherwise.
+std::vector<double> parse_numbers(const std::string& text, const std::string& option,
+                                  const std::string& example);
+
 /// Adds a subcommand whose action runs inside the error handling of main.
 CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
                       std::function<void()> action);

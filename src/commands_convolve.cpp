@@ -2,7 +2,6 @@
 // gaussian-filter and gaussian-blur, with SciPy's and NumPy's semantics.
 #include <array>
 #include <memory>
-#include <sstream>
 
 #include "cli.hpp"
 #include "kiln/convolve.hpp"
@@ -11,38 +10,6 @@
 namespace kiln::cli {
 
 namespace {
-
-ConvMode conv_mode(const std::string& s) {
-    return s == "full" ? ConvMode::full : s == "same" ? ConvMode::same : ConvMode::valid;
-}
-
-Boundary boundary(const std::string& s) {
-    return s == "fill" ? Boundary::fill : s == "wrap" ? Boundary::wrap : Boundary::symm;
-}
-
-NdMode nd_mode(const std::string& s) {
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    if (s == "wrap") return NdMode::wrap;
-    return NdMode::reflect;
-}
-
-std::vector<double> parse_weights(const std::string& text) {
-    std::vector<double> v;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        const double x = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0')
-            throw InvalidArgument("--weights: '" + item +
-                                  "' is not a number; give a comma-separated list such as 1,2,1");
-        v.push_back(x);
-    }
-    if (v.empty()) throw InvalidArgument("--weights needs at least one number, e.g. 1,2,1");
-    return v;
-}
 
 CLI::Option* nd_mode_option(CLI::App* c, std::string& mode) {
     return c->add_option("--mode", mode, "How the input extends beyond its edges (scipy.ndimage)")
@@ -67,8 +34,8 @@ void register_convolve(CLI::App& app, Globals& g) {
             "2-D convolution as scipy.signal.convolve2d (the kernel is flipped); float32 out, "
             "float64 when an input is float64",
             [=, &g] {
-                save(convolve2d(load(g, *image), load(g, *kernel), conv_mode(*mode),
-                                boundary(*bound), *fill),
+                save(convolve2d(load(g, *image), load(g, *kernel), parse_conv_mode(*mode),
+                                parse_boundary(*bound), *fill),
                      *out);
             });
         c->add_option("IMAGE", *image, "Image file (.npy, .fits, .png), 2-D")->required();
@@ -92,7 +59,7 @@ void register_convolve(CLI::App& app, Globals& g) {
         auto* c = add_command(
             app, g, "convolve",
             "1-D convolution as numpy.convolve (the longer array is the signal)",
-            [=, &g] { save(convolve(load(g, *a), load(g, *v), conv_mode(*mode)), *out); });
+            [=, &g] { save(convolve(load(g, *a), load(g, *v), parse_conv_mode(*mode)), *out); });
         c->add_option("A", *a, "First 1-D array file")->required();
         c->add_option("V", *v, "Second 1-D array file")->required();
         c->add_option("-o,--output", *out, "Output file")->required();
@@ -111,7 +78,7 @@ void register_convolve(CLI::App& app, Globals& g) {
             app, g, "convolve1d",
             "Convolution along one axis as scipy.ndimage.convolve1d; float32 out for integer input",
             [=, &g] {
-                save(convolve1d(load(g, *in), parse_weights(*weights), *axis, nd_mode(*mode), *cval,
+                save(convolve1d(load(g, *in), parse_numbers(*weights, "--weights", "1,2,1"), *axis, parse_nd_mode(*mode), *cval,
                                 *origin),
                      *out);
             });
@@ -140,7 +107,7 @@ void register_convolve(CLI::App& app, Globals& g) {
                 std::array<double, 3> zyx;
                 for (size_t i = 0; i < 3; ++i)
                     zyx[i] = (*axes)[i].second->count() ? (*axes)[i].first : *sigma;
-                save(gaussian_filter(load(g, *in), zyx, nd_mode(*mode), *cval, *truncate), *out);
+                save(gaussian_filter(load(g, *in), zyx, parse_nd_mode(*mode), *cval, *truncate), *out);
             });
         c->add_option("INPUT", *in, "Input array file (1-, 2- or 3-D)")->required();
         c->add_option("--sigma", *sigma,

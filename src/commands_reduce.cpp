@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "cli.hpp"
 #include "kiln/reduce.hpp"
@@ -33,22 +32,6 @@ void print_scalar(const Globals& g, const std::string& key, double v) {
 void print_integer(const Globals& g, const std::string& key, int64_t v) {
     if (g.json) std::cout << "{\"" << key << "\": " << v << "}\n";
     else std::cout << v << "\n";
-}
-
-std::vector<double> parse_list(const std::string& text, const char* option) {
-    std::vector<double> v;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        const double x = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0')
-            throw InvalidArgument(std::string(option) + ": '" + item +
-                                  "' is not a number; give a comma-separated list such as 5,50,95");
-        v.push_back(x);
-    }
-    if (v.empty()) throw InvalidArgument(std::string(option) + " needs at least one number, e.g. 5,50,95");
-    return v;
 }
 
 // What one reduction subcommand computes, whole-array (a host value) and
@@ -140,7 +123,7 @@ void register_reduce(CLI::App& app, Globals& g) {
         auto* c = add_command(app, g, "percentile",
                               "Exact percentiles of all elements (numpy.percentile, linear): one 'q value' line each",
                               [=, &g] {
-                                  const std::vector<double> qs = parse_list(*q, "--q");
+                                  const std::vector<double> qs = parse_numbers(*q, "--q", "5,50,95");
                                   const std::vector<double> v = percentiles(load(g, *in), qs);
                                   if (g.json) {
                                       std::cout << "{\"q\": [";

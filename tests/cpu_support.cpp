@@ -102,22 +102,6 @@ bool close_rel(double got, double want, double rtol) {
            std::abs(got - want) <= rtol * std::abs(want);
 }
 
-ConvMode conv_mode(const std::string& s) {
-    return s == "full" ? ConvMode::full : s == "same" ? ConvMode::same : ConvMode::valid;
-}
-
-Boundary boundary_of(const std::string& s) {
-    return s == "fill" ? Boundary::fill : s == "wrap" ? Boundary::wrap : Boundary::symm;
-}
-
-NdMode nd_mode(const std::string& s) {
-    if (s == "reflect") return NdMode::reflect;
-    if (s == "constant") return NdMode::constant;
-    if (s == "nearest") return NdMode::nearest;
-    if (s == "mirror") return NdMode::mirror;
-    return NdMode::wrap;
-}
-
 TempDir::TempDir() {
     static int counter = 0;
     path = std::filesystem::temp_directory_path() /

@@ -54,15 +54,6 @@ void require_close(const HostArray& got, const FixtureArray& want, double rtol, 
 /// Scalars equal, both NaN, or within rtol relative to want.
 bool close_rel(double got, double want, double rtol);
 
-/// The fixtures' mode names ("full", "same", else valid) as a ConvMode.
-ConvMode conv_mode(const std::string& s);
-
-/// The fixtures' boundary names ("fill", "wrap", else symm) as a Boundary.
-Boundary boundary_of(const std::string& s);
-
-/// The fixtures' scipy.ndimage mode names (else wrap) as an NdMode.
-NdMode nd_mode(const std::string& s);
-
 /// A fresh folder under the system's temporary one (named after the process
 /// and a counter, so parallel test processes never share one), removed with
 /// everything in it when the object goes.

@@ -17,18 +17,18 @@ using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
 using kiln::test::host;
+using kiln::parse_boundary;
+using kiln::parse_conv_mode;
+using kiln::parse_nd_mode;
 using namespace kiln::cpu;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
 
 using Array = kiln::test::FixtureArray;
-using kiln::test::boundary_of;
 using kiln::test::fixture::conv2d_cases;
 using kiln::test::fixture::conv_inputs;
-using kiln::test::conv_mode;
 using kiln::test::fixture::nd_convolve1d_cases;
-using kiln::test::nd_mode;
 using kiln::test::fixture::np_convolve_cases;
 using kiln::test::fixture::Conv2dCase;
 using kiln::test::fixture::NdConvCase;
@@ -47,7 +47,7 @@ TEST_CASE("convolve2d matches scipy.signal.convolve2d", "[cpu][convolve]") {
         INFO(c.name);
         const DType t = kiln::parse_dtype(c.dtype);
         const HostArray got = convolve2d(to_host(conv_inputs[c.image], t), to_host(conv_inputs[c.kernel], t),
-                                         conv_mode(c.mode), boundary_of(c.boundary), c.fillvalue);
+                                         parse_conv_mode(c.mode), parse_boundary(c.boundary), c.fillvalue);
         // float32: SciPy's float64 result rounded once, as kiln rounds its
         // double sums; one float32 rounding apart at most.
         if (got.dtype == DType::float32)
@@ -127,7 +127,7 @@ TEST_CASE("convolve matches numpy.convolve", "[cpu][convolve]") {
         INFO("lengths " << conv_inputs[c.a].values.size() << " and " << conv_inputs[c.v].values.size()
                         << ", mode " << c.mode);
         const HostArray got = convolve(to_host(conv_inputs[c.a], DType::float64),
-                                       to_host(conv_inputs[c.v], DType::float64), conv_mode(c.mode));
+                                       to_host(conv_inputs[c.v], DType::float64), parse_conv_mode(c.mode));
         require_close(got, c.expected, 1e-13, 1e-13);
     }
 }
@@ -157,7 +157,7 @@ TEST_CASE("convolve1d matches scipy.ndimage.convolve1d", "[cpu][convolve]") {
         INFO("input " << c.input << " (" << c.dtype << "), " << w.size() << " weights, axis " << c.axis
                       << ", mode " << c.mode << ", origin " << c.origin);
         const HostArray got =
-            convolve1d(to_host(in, kiln::parse_dtype(c.dtype)), w, c.axis, nd_mode(c.mode), c.cval, c.origin);
+            convolve1d(to_host(in, kiln::parse_dtype(c.dtype)), w, c.axis, parse_nd_mode(c.mode), c.cval, c.origin);
         if (got.dtype == DType::float32)
             require_close(got, c.expected, 2.4e-7, 1e-9);
         else
@@ -195,4 +195,14 @@ TEST_CASE("convolve1d rejects bad arguments", "[cpu][convolve]") {
     REQUIRE_THROWS_AS(convolve1d(x, w4, -1, NdMode::reflect, 0, 2), kiln::InvalidArgument);
     REQUIRE_NOTHROW(convolve1d(x, w4, -1, NdMode::reflect, 0, -2));
     REQUIRE_NOTHROW(convolve1d(x, w4, -1, NdMode::reflect, 0, 1));
+}
+
+TEST_CASE("mode, boundary and ndimage mode names parse as SciPy spells them", "[cpu][convolve]") {
+    CHECK(parse_conv_mode("same") == kiln::ConvMode::same);
+    CHECK(parse_boundary("symm") == kiln::Boundary::symm);
+    CHECK(parse_nd_mode("mirror") == kiln::NdMode::mirror);
+    CHECK_THROWS_WITH(parse_conv_mode("Full"), Catch::Contains("accepted: full, same, valid"));
+    CHECK_THROWS_WITH(parse_boundary("reflect"), Catch::Contains("accepted: fill, wrap, symm"));
+    CHECK_THROWS_WITH(parse_nd_mode("grid-wrap"),
+                      Catch::Contains("accepted: reflect, constant, nearest, mirror, wrap"));
 }

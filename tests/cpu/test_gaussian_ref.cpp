@@ -18,6 +18,7 @@ namespace {
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::parse_nd_mode;
 using namespace kiln::cpu;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
@@ -26,7 +27,6 @@ constexpr double inf_v = std::numeric_limits<double>::infinity();
 using kiln::test::fixture::gaussian_cases;
 using kiln::test::fixture::gaussian_inputs;
 using kiln::test::fixture::gaussian_kernel_cases;
-using kiln::test::nd_mode;
 using kiln::test::fixture::GaussianCase;
 using kiln::test::fixture::KernelCase;
 
@@ -71,7 +71,7 @@ TEST_CASE("gaussian_kernel1d by hand", "[cpu][gaussian]") {
 TEST_CASE("gaussian_filter matches scipy.ndimage.gaussian_filter", "[cpu][gaussian]") {
     for (const GaussianCase& c : gaussian_cases) {
         INFO(c.name);
-        const HostArray got = gaussian_filter(to_host(gaussian_inputs[c.input]), c.sigma_zyx, nd_mode(c.mode),
+        const HostArray got = gaussian_filter(to_host(gaussian_inputs[c.input]), c.sigma_zyx, parse_nd_mode(c.mode),
                                               c.cval, c.truncate);
         // float32 passes are rounded to float32 in between, as in SciPy; the
         // sums inside a pass may round differently in the last bit.

@@ -17,9 +17,6 @@ namespace fx = kiln::test::fixture;
 
 namespace {
 
-using test::boundary_of;
-using test::conv_mode;
-using test::nd_mode;
 
 HostArray expected(const fx::Array& a) {
     return to_host(a, parse_dtype(a.dtype));
@@ -107,11 +104,11 @@ TEST_CASE("GPU convolve2d matches scipy.signal.convolve2d", "[ops][convolve]") {
         const double scale = sum_abs(hk) * max_abs(hi) + std::abs(c.fillvalue) * sum_abs(hk);
         poison_memory(ctx, want.nbytes());
         require_conv_close(
-            convolve2d(image, kernel, conv_mode(c.mode), boundary_of(c.boundary), c.fillvalue)
+            convolve2d(image, kernel, parse_conv_mode(c.mode), parse_boundary(c.boundary), c.fillvalue)
                 .to_host(),
             want, scale);
         require_conv_close(
-            convolve2d(image, hk, conv_mode(c.mode), boundary_of(c.boundary), c.fillvalue)
+            convolve2d(image, hk, parse_conv_mode(c.mode), parse_boundary(c.boundary), c.fillvalue)
                 .to_host(),
             want, scale);
     }
@@ -314,7 +311,7 @@ TEST_CASE("GPU convolve matches numpy.convolve", "[ops][convolve]") {
         const HostArray ha = to_host(fx::conv_inputs[c.a], DType::float64),
                         hv = to_host(fx::conv_inputs[c.v], DType::float64);
         const Array r =
-            convolve(Array::from_host(ctx, ha), Array::from_host(ctx, hv), conv_mode(c.mode));
+            convolve(Array::from_host(ctx, ha), Array::from_host(ctx, hv), parse_conv_mode(c.mode));
         require_conv_close(r.to_host(), expected(c.expected),
                            sum_abs(hv) * max_abs(ha) + sum_abs(ha) * max_abs(hv));
     }
@@ -397,7 +394,7 @@ void check_nd_fixtures(bool along_x) {
         double wsum = 0;
         for (double x : w) wsum += std::abs(x);
         const Array r =
-            convolve1d(Array::from_host(ctx, hi), w, c.axis, nd_mode(c.mode), c.cval, c.origin);
+            convolve1d(Array::from_host(ctx, hi), w, c.axis, parse_nd_mode(c.mode), c.cval, c.origin);
         require_conv_close(r.to_host(), expected(c.expected),
                            wsum * std::max(max_abs(hi), std::abs(c.cval)));
     }

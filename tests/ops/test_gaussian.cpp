@@ -17,7 +17,6 @@ namespace fx = kiln::test::fixture;
 
 namespace {
 
-using test::nd_mode;
 
 double max_abs(const HostArray& a) {
     double m = 0;
@@ -47,7 +46,7 @@ void check_fixtures(bool images) {
         if ((fx::gaussian_inputs[c.input].shape.size() == 2) != images) continue;
         INFO(c.name);
         const HostArray in = to_host(fx::gaussian_inputs[c.input]);
-        const Array r = gaussian_filter(Array::from_host(ctx, in), c.sigma_zyx, nd_mode(c.mode),
+        const Array r = gaussian_filter(Array::from_host(ctx, in), c.sigma_zyx, parse_nd_mode(c.mode),
                                         c.cval, c.truncate);
         require_blur_close(r.to_host(), to_host(c.expected),
                            std::max(max_abs(in), std::abs(c.cval)));

@@ -2,6 +2,7 @@
 // Selectors of the convolutions and filters, shared by the GPU ops
 // (kiln/convolve.hpp, kiln/filters.hpp) and their CPU references
 // (engine/cpu/convolve.hpp, engine/cpu/gaussian.hpp).
+#include <string_view>
 
 namespace kiln {
 
@@ -21,5 +22,13 @@ enum class Boundary { fill, wrap, symm };
 ///                                         a single element repeats)
 /// wrap     a b c d | a b c d | a b c d
 enum class NdMode { reflect, constant, nearest, mirror, wrap };
+
+/// The selectors by the names SciPy and NumPy give them ("full", "same",
+/// "valid"; "fill", "wrap", "symm"; "reflect", "constant", "nearest",
+/// "mirror", "wrap"). Throws InvalidArgument naming the accepted ones for
+/// any other name.
+ConvMode parse_conv_mode(std::string_view name);
+Boundary parse_boundary(std::string_view name);
+NdMode parse_nd_mode(std::string_view name);
 
 }  // namespace kiln
