@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "cpu/convolve.hpp"
@@ -24,6 +25,18 @@ using namespace kiln;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Wall time of a push, the operation and a pull, as the lesson's
+// cp.asarray ... cp.asnumpy: the median of max(3, repeats) rounds.
+double median_wall(int repeats, const std::function<void()>& round_trip) {
+    std::vector<double> walls;
+    for (int i = 0; i < std::max(3, repeats); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        round_trip();
+        walls.push_back(ms_since(t0));
+    }
+    return median_of(walls);
 }
 
 // numpy.allclose(got, want) with rtol 1e-5, atol 1e-8, and the largest errors.
@@ -119,15 +132,11 @@ int main(int argc, char** argv) {
         // As the lesson's cp.asarray and cp.asnumpy: both inputs from host memory, the result back
         // to it.
         HostArray got(want.shape, DType::float32);
-        std::vector<double> walls;
-        for (int i = 0; i < std::max(3, repeats); ++i) {
-            t0 = std::chrono::steady_clock::now();
-            image.push(grid.data(), grid.nbytes());
-            kernel.push(gauss.data(), gauss.nbytes());
-            convolve2d(image, kernel).pull(got.data(), got.nbytes());
-            walls.push_back(ms_since(t0));
-        }
-        report(cpu2d, b2d.gpu_median(), median_of(walls));
+        report(cpu2d, b2d.gpu_median(), median_wall(repeats, [&] {
+                   image.push(grid.data(), grid.nbytes());
+                   kernel.push(gauss.data(), gauss.nbytes());
+                   convolve2d(image, kernel).pull(got.data(), got.nbytes());
+               }));
         bool ok = allclose(got, want);
 
         std::filesystem::create_directories(out_dir);
@@ -156,15 +165,11 @@ int main(int argc, char** argv) {
         const BenchmarkResult b1d = benchmark(
             ctx, [&] { r1d = convolve(a, v); }, repeats, 2, "convolve");
         HostArray got1d(want1d.shape, DType::float64);
-        walls.clear();
-        for (int i = 0; i < std::max(3, repeats); ++i) {
-            t0 = std::chrono::steady_clock::now();
-            a.push(line.data(), line.nbytes());
-            v.push(diag.data(), diag.nbytes());
-            convolve(a, v).pull(got1d.data(), got1d.nbytes());
-            walls.push_back(ms_since(t0));
-        }
-        report(cpu1d, b1d.gpu_median(), median_of(walls));
+        report(cpu1d, b1d.gpu_median(), median_wall(repeats, [&] {
+                   a.push(line.data(), line.nbytes());
+                   v.push(diag.data(), diag.nbytes());
+                   convolve(a, v).pull(got1d.data(), got1d.nbytes());
+               }));
         ok = allclose(got1d, want1d) && ok;
         std::printf(ok ? "done: the GPU results agree with the CPU's\n" : "done: RESULTS DIFFER\n");
         return ok ? 0 : 1;
