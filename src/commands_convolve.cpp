@@ -11,6 +11,12 @@ namespace kiln::cli {
 
 namespace {
 
+CLI::Option* conv_mode_option(CLI::App* c, std::string& mode, const std::string& help) {
+    return c->add_option("--mode", mode, help)
+        ->check(CLI::IsMember({"full", "same", "valid"}))
+        ->capture_default_str();
+}
+
 CLI::Option* nd_mode_option(CLI::App* c, std::string& mode) {
     return c->add_option("--mode", mode, "How the input extends beyond its edges (scipy.ndimage)")
         ->check(CLI::IsMember({"reflect", "constant", "nearest", "mirror", "wrap"}))
@@ -41,10 +47,7 @@ void register_convolve(CLI::App& app, Globals& g) {
         c->add_option("IMAGE", *image, "Image file (.npy, .fits, .png), 2-D")->required();
         c->add_option("KERNEL", *kernel, "Kernel file, 2-D")->required();
         c->add_option("-o,--output", *out, "Output file (.npy, .fits, .png)")->required();
-        c->add_option("--mode", *mode,
-                      "Output extent: full (H+KH-1 x W+KW-1), same (H x W) or valid")
-            ->check(CLI::IsMember({"full", "same", "valid"}))
-            ->capture_default_str();
+        conv_mode_option(c, *mode, "Output extent: full (H+KH-1 x W+KW-1), same (H x W) or valid");
         c->add_option("--boundary", *bound,
                       "Outside the image: fill (with --fillvalue), wrap or symm (mirror)")
             ->check(CLI::IsMember({"fill", "wrap", "symm"}))
@@ -63,10 +66,7 @@ void register_convolve(CLI::App& app, Globals& g) {
         c->add_option("A", *a, "First 1-D array file")->required();
         c->add_option("V", *v, "Second 1-D array file")->required();
         c->add_option("-o,--output", *out, "Output file")->required();
-        c->add_option("--mode", *mode,
-                      "full (M+N-1 values), same (max(M, N)) or valid (max - min + 1)")
-            ->check(CLI::IsMember({"full", "same", "valid"}))
-            ->capture_default_str();
+        conv_mode_option(c, *mode, "full (M+N-1 values), same (max(M, N)) or valid (max - min + 1)");
     }
     {
         auto in = std::make_shared<std::string>(), out = std::make_shared<std::string>();
