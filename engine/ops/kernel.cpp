@@ -1,5 +1,7 @@
 #include "ops/kernel.hpp"
 
+#include "kiln/elementwise.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -153,6 +155,22 @@ std::array<uint32_t, 2> accumulator_bits(double v, bool f64) {
 
 uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size) {
     return ctx.info().max_storage_buffer_range / elem_size;
+}
+
+Array kept_zeros(const Context& c, const std::string& key, uint64_t words) {
+    detail::ContextState& ctx = c.state();
+    detail::ContextState::Kept& kept = ctx.kept(key);
+    if (!kept.storage || kept.storage->bytes < words * 4) {
+        kept.storage = std::make_shared<detail::Storage>(&ctx, words * 4);
+        ctx.place(*kept.storage);  // placed now: never a graph's transient
+        kept.ready = false;
+    }
+    Array a(c.shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
+    if (!kept.ready || ctx.capturing()) {
+        fill(a, 0);
+        if (!ctx.capturing()) kept.ready = true;
+    }
+    return a;
 }
 
 } // namespace kiln::ops

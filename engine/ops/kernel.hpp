@@ -73,6 +73,13 @@ std::array<uint32_t, 2> scalar_bits(double v, DType t);
 /// a double (f64), or a float pair hi + lo (compensated float32).
 std::array<uint32_t, 2> accumulator_bits(double v, bool f64);
 
+/// A uint32 scratch of at least `words` that the context keeps under `key`
+/// between calls, zero on return: cleared here when it is new or grown, and
+/// in every run of a Graph being captured (which may run before or after
+/// other calls). Its users must leave every word they touch zero again,
+/// so that the next call needs no clearing pass.
+Array kept_zeros(const Context& c, const std::string& key, uint64_t words);
+
 /// Largest number of elements of `elem_size` one binding may cover on this device.
 uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size);
 

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "kiln/elementwise.hpp"
 #include "ops/kernel.hpp"
 #include "ops/measure_detail.hpp"
 
@@ -81,22 +80,8 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
     // the passes.
     Array out = Array::empty(c, Shape{header_words + row_words * uint64_t(nslots)}, DType::uint32);
     // The counts and segments done per slot, kept by the context: every call
-    // leaves them zero for the next, so only the first (or one with more
-    // slots) pays for a clearing pass. A Graph capture clears them itself,
-    // since the graph may run before or after other measurements.
-    const uint64_t state_words = 2 * uint64_t(nslots);
-    detail::ContextState::Kept& kept = ctx.kept("measure_state");
-    if (!kept.storage || kept.storage->bytes < state_words * 4) {
-        kept.storage = std::make_shared<detail::Storage>(
-            &ctx, std::max<uint64_t>(state_words, min_state_words) * 4);
-        ctx.place(*kept.storage);  // placed now: never a graph's transient
-        kept.ready = false;
-    }
-    Array state(c.shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
-    if (!kept.ready || ctx.capturing()) {
-        fill(state, 0);
-        if (!ctx.capturing()) kept.ready = true;
-    }
+    // leaves them zero for the next (kept_zeros).
+    Array state = kept_zeros(c, "measure_state", std::max<uint64_t>(2 * uint64_t(nslots), min_state_words));
     // Offsets and cursors per slot.
     Array lists = Array::empty(c, Shape{2 * uint64_t(nslots)}, DType::uint32);
     // The measured pixels grouped by slot: indices, and values as two words.

@@ -10,7 +10,6 @@
 #include <map>
 #include <string>
 
-#include "kiln/elementwise.hpp"
 #include "kiln/statistics.hpp"
 #include "ops/kernel.hpp"
 
@@ -171,22 +170,9 @@ std::map<uint32_t, double> select_ranks(const Array& a, std::vector<uint32_t> ra
     for (size_t i = 1; i < plan.digits.size(); ++i)
         hist_bins = std::max(hist_bins, plan.width << plan.digits[i].width);
     // The last workgroup of each pass clears what it used, so the histogram
-    // is kept by the context, zeroed, for the next selection: only the first
-    // (or a larger one) pays for a clearing pass. A Graph capture clears it
-    // itself, since the graph may run before or after other selections.
-    detail::ContextState& ctx = a.state();
+    // is kept by the context, zeroed, for the next selection (kept_zeros).
     const uint64_t hist_words = std::max<uint64_t>(4 + hist_bins, 4 + (1u << 12));
-    detail::ContextState::Kept& kept = ctx.kept("select_hist");
-    if (!kept.storage || kept.storage->bytes < hist_words * 4) {
-        kept.storage = std::make_shared<detail::Storage>(&ctx, hist_words * 4);
-        ctx.place(*kept.storage);  // placed now: never a graph's transient
-        kept.ready = false;
-    }
-    Array hist(a.context().shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
-    if (!kept.ready || ctx.capturing()) {
-        fill(hist, 0);
-        if (!ctx.capturing()) kept.ready = true;
-    }
+    Array hist = ops::kept_zeros(a.context(), "select_hist", hist_words);
     // Pass 0 zeroes the fine histogram; without one the binding is a placeholder.
     Array fine = Array::empty(a.context(), Shape{plan.fine ? uint64_t(1) << (32 - plan.digits[0].width) : 4},
                               DType::uint32);
