@@ -2,8 +2,6 @@
 // boundaries, timestamps around nodes, descriptors pushed per dispatch.
 #include "graph/record.hpp"
 
-#include <algorithm>
-
 #include "graph/context_state.hpp"
 #include "vk/check.hpp"
 
@@ -186,9 +184,9 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
     // and, where arrays live in mapped memory that pulls read in place,
     // anything. Other submissions need no host barrier (about 1.3 us on an
     // H200).
-    const bool copies = std::any_of(g.nodes.begin(), g.nodes.end(),
-                                    [](const Node& n) { return std::holds_alternative<Copy>(n.op); });
-    if (copies || ctx.host_reads_in_place())
+    VkPipelineStageFlags2 used = 0;
+    for (VkPipelineStageFlags2 s : level_stages) used |= s;
+    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || ctx.host_reads_in_place())
         level_barrier_to_host(cmd, work);
     if (sub.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 1);
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
