@@ -80,6 +80,9 @@ std::string hex(uint32_t v) {
 ContextState::ContextState(const ContextOptions& options, const ExternalDevice* external)
     : options_(options) {
     bool validation = options.validation.value_or(env_flag("KILN_VALIDATION", false));
+    const bool discrete = options.emulate_discrete.value_or(env_flag("KILN_EMULATE_DISCRETE", false));
+    options_.emulate_discrete = discrete;
+    if (discrete) options_.direct_host_access = false;
     if (external) {
         if (!external->instance || !external->physical_device || !external->device || !external->queue)
             throw InvalidArgument("ExternalDevice needs instance, physical_device, device and queue handles");
@@ -108,7 +111,7 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
         device_ = std::make_unique<vk::Device>(pds[index], index);
     }
     device_->cap_binding_range(options.max_binding_range);
-    allocator_ = std::make_unique<vk::Allocator>(*device_, options.block_size);
+    allocator_ = std::make_unique<vk::Allocator>(*device_, options.block_size, !discrete);
 
     std::filesystem::path cache_file;
     if (options.pipeline_cache.value_or(env_flag("KILN_PIPELINE_CACHE", true))) {

@@ -21,8 +21,8 @@ std::string mib(uint64_t b) { return std::to_string(b >> 20) + " MiB"; }
 
 } // namespace
 
-Allocator::Allocator(const Device& device, VkDeviceSize block_size)
-    : device_(device), block_size_(block_size) {
+Allocator::Allocator(const Device& device, VkDeviceSize block_size, bool map_device)
+    : device_(device), block_size_(block_size), map_device_(map_device) {
     // 256 bytes covers every device's minStorageBufferOffsetAlignment and
     // keeps arrays on cache-line and DMA-friendly boundaries.
     alignment_ = std::max<VkDeviceSize>(256, device.info().min_storage_offset_alignment);
@@ -68,7 +68,7 @@ uint32_t Allocator::pick_type(MemoryUsage usage) const {
 }
 
 bool Allocator::device_memory_mappable() const {
-    return device_.memory_properties().memoryTypes[pick_type(MemoryUsage::device)].propertyFlags &
+    return map_device_ && device_.memory_properties().memoryTypes[pick_type(MemoryUsage::device)].propertyFlags &
            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
 }
 
@@ -112,7 +112,7 @@ Block* Allocator::new_block(VkDeviceSize size, MemoryUsage usage) {
                           r);
     }
     check(vkBindBufferMemory(dev, block->buffer, block->memory, 0), "vkBindBufferMemory");
-    if (mt.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    if ((mt.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (usage != MemoryUsage::device || map_device_)) {
         void* p = nullptr;
         check(vkMapMemory(dev, block->memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
         block->mapped = static_cast<std::byte*>(p);

@@ -52,7 +52,9 @@ struct Block {
 
 class Allocator {
 public:
-    Allocator(const Device& device, VkDeviceSize block_size);
+    /// `map_device`: whether device-usage blocks in host-visible memory are
+    /// mapped (off when a context emulates a discrete GPU).
+    Allocator(const Device& device, VkDeviceSize block_size, bool map_device = true);
     ~Allocator();
     Allocator(const Allocator&) = delete;
     Allocator& operator=(const Allocator&) = delete;
@@ -67,7 +69,8 @@ public:
     /// transfers from such memory need no host copy.
     bool find_host(const void* p, size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) const;
     VkDeviceSize alignment() const { return alignment_; }
-    /// Whether arrays live in host-visible memory (UMA devices, lavapipe).
+    /// Whether arrays live in mapped host-visible memory (UMA devices,
+    /// lavapipe), unless device blocks are not mapped.
     bool device_memory_mappable() const;
 
 private:
@@ -77,6 +80,7 @@ private:
 
     const Device& device_;
     VkDeviceSize block_size_;
+    bool map_device_;
     VkDeviceSize alignment_;
     mutable std::mutex mutex_;
     std::vector<std::unique_ptr<Block>> blocks_;

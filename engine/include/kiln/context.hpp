@@ -55,6 +55,13 @@ struct ContextOptions {
     /// Where arrays live in host-visible memory (lavapipe, integrated GPUs),
     /// push and pull copy in place. Off: always through staging or import.
     bool direct_host_access = true;
+    /// Behave like a discrete GPU even where device memory is host-visible
+    /// (lavapipe, integrated GPUs): arrays are not mapped, and every push and
+    /// pull goes through staging copies (or imported host memory), so the
+    /// copy paths and their barriers run under validation on any device.
+    /// Implies direct_host_access = false. Unset: KILN_EMULATE_DISCRETE=1
+    /// turns it on.
+    std::optional<bool> emulate_discrete;
     /// When the host waits for the GPU, it polls for up to this many
     /// microseconds before it blocks. A blocking wait's wake-up can take
     /// longer than short GPU work (0.03-0.2 ms more per wait measured on an
