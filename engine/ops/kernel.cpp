@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+
+#include "vk/glsl_compiler.hpp"
 
 namespace kiln::shaders {
 struct Entry {
@@ -114,7 +118,45 @@ Dispatcher& Dispatcher::stride_grid(uint64_t n) {
     return *this;
 }
 
-void Dispatcher::record() { ctx_.record(detail::Node{std::move(node_)}); }
+namespace {
+
+// Per binding of set 0, whether a built-in module may write it: some block
+// there is not declared readonly. Reflected once per module (the modules
+// are the build's constant data, so the cache never goes stale).
+const std::vector<bool>& writable_bindings(std::span<const uint32_t> spirv) {
+    static std::mutex mutex;
+    static std::map<const uint32_t*, std::vector<bool>> cache;
+    std::lock_guard lock(mutex);
+    auto [it, fresh] = cache.try_emplace(spirv.data());
+    if (fresh) {
+        const vk::CompiledShader shader = vk::reflect_spirv({spirv.begin(), spirv.end()});
+        for (const vk::BufferBinding& b : shader.buffers) {
+            if (b.set != 0) continue;
+            if (it->second.size() <= b.binding) it->second.resize(b.binding + 1, false);
+            if (!b.readonly) it->second[b.binding] = true;
+        }
+    }
+    return it->second;
+}
+
+} // namespace
+
+void Dispatcher::record() {
+    // A binding that one pass of a multi-pass kernel only reads may be
+    // declared writable in the shader for another pass (a specialization
+    // constant picks the pass). Synchronization validation, like any tool
+    // that reads the SPIR-V, takes every such binding as written, so the
+    // graph does too: the node is ordered after earlier readers and before
+    // later ones. Without this, a pull recorded beside such a pass was a
+    // read-after-write hazard to the validation layer on every GPU.
+    if (!node_.code_owner) {
+        const std::vector<bool>& writable = writable_bindings(node_.spirv);
+        for (size_t i = 0; i < node_.buffers.size(); ++i)
+            if (node_.buffers[i].access == detail::Access::read && i < writable.size() && writable[i])
+                node_.buffers[i].access = detail::Access::read_write;
+    }
+    ctx_.record(detail::Node{std::move(node_)});
+}
 
 std::array<uint32_t, 2> scalar_bits(double v, DType t) {
     std::array<uint32_t, 2> bits{0, 0};
