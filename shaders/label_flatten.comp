@@ -12,7 +12,9 @@
 #include "grid.glsl"
 
 // No `coherent`: all unions are done, and a stale parent read here is still
-// an ancestor (parents only ever move closer to the root).
+// an ancestor (parents only ever move closer to the root). A parent index is
+// never above its child's, and the root is the smallest index of the tree,
+// so "closer to the root" is "smaller".
 layout(std430, binding = 0) buffer Parent { uint parent[]; };
 // Per-block root counts, then the count of workgroups done (zero on entry).
 layout(std430, binding = 1) coherent buffer Blocks { uint block_roots[]; };
@@ -29,7 +31,13 @@ uint find(uint a) {
         if (b == a) return a;
         uint c = parent[b];
         if (c == b) return b;
-        parent[a] = c;  // path halving; c is an ancestor of a
+        // Path halving by atomicMin, never a plain store: the pixel's own
+        // invocation may already have pointed it at its root, and a plain
+        // store of the older ancestor c would undo that, leaving a pixel
+        // whose parent is not a root for label_relabel to misread (on a GPU
+        // running thousands of these finds at once, pixels of long
+        // serpentines came out labelled 0).
+        atomicMin(parent[a], c);
         a = c;
     }
 }
@@ -81,7 +89,7 @@ void main() {
             const uint v = parent[i];
             if (v == BG) continue;
             const uint r = find(i);
-            if (r != v) parent[i] = r;
+            if (r != v) parent[i] = r;  // the root: no atomicMin of an ancestor goes below it
             roots += r == i ? 1u : 0u;
         }
         const uint s = subgroupAdd(roots);
