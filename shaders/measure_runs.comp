@@ -143,7 +143,14 @@ void walk_chunk(uint c) {
             open_len = 0;
             continue;
         }
-        const bool head = lane == 0 || subgroupShuffleUp(s, 1) != s;
+        // The shuffle runs in every lane, never behind `lane == 0 ||`: a
+        // short-circuit would leave lane 0 inactive for it, and lane 1's
+        // value from an inactive lane is undefined. On NVIDIA it came back
+        // equal to lane 1's own, so lane 1 joined lane 0's run whatever its
+        // label (counts off by a pixel per step; lavapipe evaluates both
+        // sides, so it never showed there).
+        const int before = subgroupShuffleUp(s, 1);
+        const bool head = lane == 0 || before != s;
         const uvec4 heads = subgroupBallot(head);
         const uint len = min(lowest_bit(heads & gl_SubgroupGtMask), sg) - lane;
         const int s0 = subgroupBroadcast(s, 0);
