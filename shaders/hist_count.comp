@@ -10,7 +10,13 @@
 //
 // Bin of a value, by MODE:
 //   0 compute: float input, NumPy's rule in the array's float type B: scaled
-//     offset, then one correction step each way against the edges;
+//     offset, then one correction step each way against the edges. The
+//     range test and the corrections compare order keys of the raw bits
+//     (sort_key.glsl), not floats: a GPU may flush denormals to zero and
+//     assume no NaN in float comparisons (Vulkan allows both without the
+//     float-controls modes), and NVIDIA's counted -1e-45 in [0, 1]'s first
+//     bin, where NumPy drops it. So the bins are NumPy's on any device;
+//     the scaled offset only picks where the corrections start.
 //   1 table:   integer input over a small range: table[x - lo];
 //   2 search:  integer input over a wide range: the last i <= top with
 //     table[i] <= x - lo, table[i] being the first integer (less lo) in bin i
@@ -20,6 +26,7 @@
 // Elements are read 16 bytes at a time.
 #include "dtype.glsl"
 #include "grid.glsl"
+#include "sort_key.glsl"
 
 layout(constant_id = 3) const uint MODE = 0;
 layout(constant_id = 4) const uint COPIES = 1;          // shared sub-histograms; 0: global atomics
@@ -27,9 +34,10 @@ layout(constant_id = 5) const uint SHARED_BINS = 1;     // COPIES * bins (>= 1)
 layout(constant_id = 6) const uint SHARED_TABLE = 1;    // table entries kept in shared memory (>= 1)
 layout(constant_id = 7) const bool TABLE_IN_SHARED = false;
 
-// A: the type values are counted in; T_SIZE: bytes per element.
+// A: the type values are counted in (floats: their raw bits); T_SIZE:
+// bytes per element.
 #if defined(T_FLOAT)
-#define A T
+#define A RAW_T
 #elif defined(T_INT)
 #define A int
 #else
@@ -45,10 +53,10 @@ layout(constant_id = 7) const bool TABLE_IN_SHARED = false;
 #define T_SIZE 4
 #endif
 
-layout(std430, binding = 0) readonly buffer Data { T data[]; };
+layout(std430, binding = 0) readonly buffer Data { RAW_T data[]; };
 layout(std430, binding = 0) readonly buffer Data4 { uvec4 data4[]; };
 #if defined(T_FLOAT)
-layout(std430, binding = 1) readonly buffer Edges { T edges[]; };
+layout(std430, binding = 1) readonly buffer Edges { RAW_T edges[]; };  // raw bits
 #else
 layout(std430, binding = 1) readonly buffer Table { uint table[]; };
 #endif
@@ -81,9 +89,9 @@ const uint PER_CHUNK = 16 / (T_SIZE);
 // Element j of a 16-byte chunk.
 A element(uvec4 c, uint j) {
 #if defined(KILN_DTYPE_float64)
-    return packDouble2x32(j == 0 ? c.xy : c.zw);
+    return j == 0 ? c.xy : c.zw;
 #elif defined(KILN_DTYPE_float32)
-    return uintBitsToFloat(c[j]);
+    return c[j];
 #elif defined(KILN_DTYPE_int32)
     return int(c[j]);
 #elif defined(KILN_DTYPE_uint32)
@@ -105,14 +113,25 @@ uint table_at(uint i) { return TABLE_IN_SHARED ? sh_table[i] : table[i]; }
 
 uint bin_of(A x) {
 #if defined(T_FLOAT)
-    const T first = FROM_BITS(p.first), last = FROM_BITS(p.last), norm = FROM_BITS(p.norm);
-    if (!(x >= first && x <= last)) return NONE;  // also drops NaN
-    precise T f = (x - first) * norm;
+#if defined(KILN_DTYPE_float64)
+    const RAW_T first_raw = p.first, last_raw = p.last;
+#else
+    const RAW_T first_raw = p.first.x, last_raw = p.last.x;
+#endif
+    // Non-finite values have the all-ones key, above every finite last.
+    const KEY k = key_of_raw(x);
+    if (key_less(k, key_of_raw(first_raw)) || key_less(key_of_raw(last_raw), k)) return NONE;
+    const T first = FROM_BITS(p.first), norm = FROM_BITS(p.norm);
+#if defined(KILN_DTYPE_float64)
+    precise T f = (packDouble2x32(x) - first) * norm;
+#else
+    precise T f = (uintBitsToFloat(x) - first) * norm;
+#endif
     const int n = int(p.bins);
     int i = f >= T(n) ? n : (f > T(0) ? int(f) : 0);
     if (i == n) --i;
-    if (i > 0 && x < edges[i]) --i;
-    if (i != n - 1 && x >= edges[i + 1]) ++i;
+    if (i > 0 && key_less(k, key_of_raw(edges[i]))) --i;
+    if (i != n - 1 && !key_less(k, key_of_raw(edges[i + 1]))) ++i;
     return uint(i);
 #else
     const uint v = uint(x) - p.lo;  // wraps: x in [lo, lo + span] <=> v <= span

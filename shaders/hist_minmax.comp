@@ -8,17 +8,20 @@
 // partials. Elements are read 16 bytes at a time.
 #include "dtype.glsl"
 #include "grid.glsl"
+#include "sort_key.glsl"
 
 // A: the type values are compared in; T_SIZE: bytes per element.
-// A_LOW, A_HIGH: the starting maximum and minimum.
-#if defined(KILN_DTYPE_float64)
-#define A double
-#define A_HIGH packDouble2x32(uvec2(0u, 0x7ff00000u))
-#define A_LOW (-A_HIGH)
-#elif defined(T_FLOAT)
-#define A float
-#define A_HIGH uintBitsToFloat(0x7f800000u)
-#define A_LOW (-A_HIGH)
+// A_LOW, A_HIGH: the starting maximum and minimum. Floats are kept as their
+// raw bits and compared by order key (sort_key.glsl): a GPU may flush
+// denormals to zero in float comparisons and min/max, and the range must
+// be NumPy's, down to a denormal minimum. Every use of mn and mx below is
+// guarded by "any value seen", so the floats' starting values never count.
+#if defined(T_FLOAT)
+#define A RAW_T
+#define A_HIGH RAW_T(0u)
+#define A_LOW RAW_T(0u)
+#define A_MIN raw_min
+#define A_MAX raw_max
 #elif defined(T_INT)
 #define A int
 #define A_HIGH 2147483647
@@ -27,6 +30,10 @@
 #define A uint
 #define A_HIGH 4294967295u
 #define A_LOW 0u
+#endif
+#if !defined(T_FLOAT)
+#define A_MIN min
+#define A_MAX max
 #endif
 #if defined(KILN_DTYPE_float64)
 #define T_SIZE 8
@@ -46,7 +53,7 @@ struct Partial {
     A neg_value;
 };
 
-layout(std430, binding = 0) readonly buffer Data { T data[]; };
+layout(std430, binding = 0) readonly buffer Data { RAW_T data[]; };
 layout(std430, binding = 0) readonly buffer Data4 { uvec4 data4[]; };
 layout(std430, binding = 1) writeonly buffer Partials { Partial partials[]; };
 // base: index of this piece's first element in the whole array; slot: the
@@ -65,9 +72,9 @@ shared uint s_ni[LOCAL];
 
 A element(uvec4 c, uint j) {
 #if defined(KILN_DTYPE_float64)
-    return packDouble2x32(j == 0 ? c.xy : c.zw);
+    return j == 0 ? c.xy : c.zw;
 #elif defined(KILN_DTYPE_float32)
-    return uintBitsToFloat(c[j]);
+    return c[j];
 #elif defined(KILN_DTYPE_int32)
     return int(c[j]);
 #elif defined(KILN_DTYPE_uint32)
@@ -89,7 +96,7 @@ uint ni = NONE;
 
 void take(A x, uint index) {
 #if defined(T_FLOAT)
-    if (isnan(x) || isinf(x)) return;
+    if (!raw_finite(x)) return;
 #endif
 #if defined(T_INT)
     if (x < 0 && ni == NONE) {
@@ -97,8 +104,8 @@ void take(A x, uint index) {
         nv = x;
     }
 #endif
-    mn = min(mn, x);
-    mx = max(mx, x);
+    mn = any_value ? A_MIN(mn, x) : x;
+    mx = any_value ? A_MAX(mx, x) : x;
     any_value = true;
 }
 
@@ -130,8 +137,8 @@ void main() {
         const uint o = lid + s;
         if ((lid & (2 * s - 1)) == 0 && o < LOCAL) {
             if (s_any[o] != 0u) {
-                s_mn[lid] = s_any[lid] != 0u ? min(s_mn[lid], s_mn[o]) : s_mn[o];
-                s_mx[lid] = s_any[lid] != 0u ? max(s_mx[lid], s_mx[o]) : s_mx[o];
+                s_mn[lid] = s_any[lid] != 0u ? A_MIN(s_mn[lid], s_mn[o]) : s_mn[o];
+                s_mx[lid] = s_any[lid] != 0u ? A_MAX(s_mx[lid], s_mx[o]) : s_mx[o];
                 s_any[lid] = 1u;
             }
             if (s_ni[o] < s_ni[lid]) {

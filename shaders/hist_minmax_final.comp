@@ -7,13 +7,25 @@
 // to one, which the host reads back.
 #include "dtype.glsl"
 #include "grid.glsl"
+#include "sort_key.glsl"
+
+// Floats as raw bits, compared by order key (see hist_minmax).
+#if defined(T_FLOAT)
+#define A RAW_T
+#define A_MIN raw_min
+#define A_MAX raw_max
+#else
+#define A T
+#define A_MIN min
+#define A_MAX max
+#endif
 
 struct Partial {
-    T mn;
-    T mx;
+    A mn;
+    A mx;
     uint any;
     uint neg_index;
-    T neg_value;
+    A neg_value;
 };
 
 layout(std430, binding = 0) readonly buffer Partials { Partial partials[]; };
@@ -28,8 +40,8 @@ shared Partial s[LOCAL];
 // b folded into a.
 Partial combine(Partial a, Partial b) {
     if (b.any != 0u) {
-        a.mn = a.any != 0u ? min(a.mn, b.mn) : b.mn;
-        a.mx = a.any != 0u ? max(a.mx, b.mx) : b.mx;
+        a.mn = a.any != 0u ? A_MIN(a.mn, b.mn) : b.mn;
+        a.mx = a.any != 0u ? A_MAX(a.mx, b.mx) : b.mx;
         a.any = 1u;
     }
     if (b.neg_index < a.neg_index) {
@@ -41,7 +53,7 @@ Partial combine(Partial a, Partial b) {
 
 void main() {
     const uint lid = gl_LocalInvocationIndex;
-    Partial acc = Partial(T(0), T(0), 0u, NONE, T(0));
+    Partial acc = Partial(A(0), A(0), 0u, NONE, A(0));
     for (uint i = lid; i < p.count; i += LOCAL) acc = combine(acc, partials[i]);
     s[lid] = acc;
     barrier();

@@ -63,6 +63,21 @@ KEY key_of_raw(RAW_T r) {
 #endif
 }
 
+// Whether key a orders before key b.
+bool key_less(KEY a, KEY b) {
+#if defined(KILN_DTYPE_float64)
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+#else
+    return a < b;
+#endif
+}
+
+// The smaller and the larger of two raw values in key order: floats
+// compared exactly whatever a device does with denormals and NaN in float
+// arithmetic (finite values only: non-finite ones share the all-ones key).
+RAW_T raw_min(RAW_T a, RAW_T b) { return key_less(key_of_raw(b), key_of_raw(a)) ? b : a; }
+RAW_T raw_max(RAW_T a, RAW_T b) { return key_less(key_of_raw(a), key_of_raw(b)) ? b : a; }
+
 // The value whose key is k, as float64 (keys of finite values only).
 double value_of_key(KEY k) {
 #if defined(KILN_DTYPE_float32)
