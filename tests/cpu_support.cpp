@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -12,6 +13,11 @@
 #include "cpu/random.hpp"
 
 namespace kiln::test {
+
+std::filesystem::path data_dir() {
+    if (const char* d = std::getenv("KILN_TEST_DATA"); d && *d) return d;
+    return KILN_TEST_DATA;
+}
 
 HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values) {
     HostArray h(Shape::of(dims.size(), dims.data()), t);

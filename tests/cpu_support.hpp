@@ -54,6 +54,10 @@ void require_close(const HostArray& got, const FixtureArray& want, double rtol, 
 /// Scalars equal, both NaN, or within rtol relative to want.
 bool close_rel(double got, double want, double rtol);
 
+/// The committed fixture files (tests/data): $KILN_TEST_DATA when set (a
+/// suite carried to another machine), else the source tree's folder.
+std::filesystem::path data_dir();
+
 /// A fresh folder under the system's temporary one (named after the process
 /// and a counter, so parallel test processes never share one), removed with
 /// everything in it when the object goes.

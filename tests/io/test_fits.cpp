@@ -24,14 +24,6 @@ using kiln::Shape;
 
 namespace {
 
-fs::path data_dir() {
-#ifdef KILN_TEST_DATA
-    return KILN_TEST_DATA;
-#else
-    return fs::path(__FILE__).parent_path().parent_path() / "data";
-#endif
-}
-
 // A fresh directory per test, removed afterwards.
 using kiln::test::TempDir;
 
@@ -327,7 +319,7 @@ TEST_CASE("FITS files written by astropy", "[io][fits]") {
     };
     for (const FitsCase& c : cases) {
         INFO(c.file << " [" << c.extension << "]");
-        const HostArray a = kiln::io::read_fits((data_dir() / "astro" / c.file).string(), c.extension);
+        const HostArray a = kiln::io::read_fits((kiln::test::data_dir() / "astro" / c.file).string(), c.extension);
         // As documented: with more than 3 axes, length-1 axes beyond the second go.
         std::vector<size_t> dims;
         for (size_t i = 0; i < c.shape.size(); ++i)

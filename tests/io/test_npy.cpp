@@ -20,15 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path data_dir() {
-#ifdef KILN_TEST_DATA
-    return fs::path(KILN_TEST_DATA) / "npy";
-#else
-    return fs::path(__FILE__).parent_path().parent_path() / "data" / "npy";
-#endif
-}
-
-std::string fixture(const std::string& name) { return (data_dir() / name).string(); }
+std::string fixture(const std::string& name) { return (kiln::test::data_dir() / "npy" / name).string(); }
 
 /// A fresh directory under the system temp dir, removed at scope exit.
 using kiln::test::TempDir;
