@@ -51,7 +51,9 @@ uint32_t pick_compute_family(VkPhysicalDevice pd) {
 }
 
 DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
+    VkPhysicalDeviceFloatControlsProperties floats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
     VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    subgroup.pNext = &floats;
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     driver.pNext = &subgroup;
     VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -89,6 +91,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
     info.min_storage_offset_alignment = static_cast<uint32_t>(p.limits.minStorageBufferOffsetAlignment);
     info.subgroup_size = subgroup.subgroupSize;
     info.timestamp_period_ns = p.limits.timestampPeriod;
+    info.denorm_preserve32 = floats.shaderDenormPreserveFloat32;
+    info.denorm_preserve64 = floats.shaderDenormPreserveFloat64;
+    info.nan_preserve32 = floats.shaderSignedZeroInfNanPreserveFloat32;
+    info.nan_preserve64 = floats.shaderSignedZeroInfNanPreserveFloat64;
 
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
     VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -160,6 +166,10 @@ std::string DeviceInfo::summary() const {
          std::string(yn(push_descriptors)) + " / " + yn(memory_budget) + " / " +
          yn(external_memory_host) + "\n";
     s += "    compute queue without graphics: " + std::string(yn(dedicated_compute_queue)) + "\n";
+    s += "    denormals kept (float32 / float64): " + std::string(yn(denorm_preserve32)) + " / " +
+         yn(denorm_preserve64) + "\n";
+    s += "    NaN, inf and -0 kept (float32 / float64): " + std::string(yn(nan_preserve32)) + " / " +
+         yn(nan_preserve64) + "\n";
     return s;
 }
 

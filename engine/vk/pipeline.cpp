@@ -5,6 +5,7 @@
 
 #include "vk/check.hpp"
 #include "vk/device.hpp"
+#include "vk/float_controls.hpp"
 
 namespace kiln::vk {
 
@@ -97,9 +98,15 @@ const Pipeline& Pipelines::get(const PipelineKey& key) {
     VkDevice dev = device_.handle();
     VkShaderModule& module = modules_[key.name];
     if (!module) {
+        // Denormals and NaN kept wherever the device can (float_controls.hpp).
+        const DeviceInfo& i = device_.info();
+        const FloatControls fc{i.denorm_preserve32, i.denorm_preserve64, i.nan_preserve32, i.nan_preserve64};
+        std::vector<uint32_t> patched;
+        std::span<const uint32_t> code = key.spirv;
+        if (fc.any()) code = patched = with_float_controls(key.spirv, fc);
         VkShaderModuleCreateInfo mci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-        mci.codeSize = key.spirv.size_bytes();
-        mci.pCode = key.spirv.data();
+        mci.codeSize = code.size_bytes();
+        mci.pCode = code.data();
         VkResult r = vkCreateShaderModule(dev, &mci, nullptr, &module);
         if (r != VK_SUCCESS) {
             modules_.erase(key.name);

@@ -36,6 +36,12 @@ struct DeviceInfo {
     bool push_descriptors = false, memory_budget = false, external_memory_host = false;
     bool host_query_reset = false;  ///< timestamp queries reset by the host, not in the command buffer
     bool dedicated_compute_queue = false;  ///< a compute queue family without graphics
+    /// Float controls the device supports (Vulkan 1.2): kernels keep float32
+    /// / float64 denormals (DenormPreserve) and NaN, infinities and signed
+    /// zeros (SignedZeroInfNanPreserve) where these are true; kiln asks for
+    /// both in every kernel it runs on such a device.
+    bool denorm_preserve32 = false, denorm_preserve64 = false;
+    bool nan_preserve32 = false, nan_preserve64 = false;
     bool vulkan13 = false;
 
     /// Multi-line human-readable summary (what `kiln devices` prints).
