@@ -159,6 +159,7 @@ Recorded record_clip(const Array& a, double kappa, int max_iters) {
     const uint32_t subgroup = std::max<uint32_t>(1, ctx.info().subgroup_size);
     for (uint32_t l = 0; l < loop.levels; ++l) {
         Dispatcher d(ctx, ops::variant("clip_tree", a.dtype()), linear_local);
+        d.whole_subgroups();
         const TreePush push{l == 0 ? static_cast<uint32_t>(a.size()) : loop.size[l - 1],
                             l == 0 ? 0 : loop.offset[l - 1], loop.offset[l], loop.size[l]};
         d.read(sorted).read(state).read_write(tree).spec(l == 0 ? 1 : 0).push(push);

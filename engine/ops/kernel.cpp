@@ -89,6 +89,17 @@ Dispatcher& Dispatcher::read_write(const Array& a, VkDeviceSize o, VkDeviceSize 
     return bind(a, o, r, detail::Access::read_write);
 }
 
+Dispatcher& Dispatcher::whole_subgroups() {
+    const uint64_t local = uint64_t(local_[0]) * local_[1] * local_[2];
+    const uint32_t sg = std::max<uint32_t>(1, ctx_.info().subgroup_size);
+    if (local % sg != 0)
+        throw Unsupported(node_.name + ": workgroup size " + std::to_string(local_[0]) + "x" +
+                          std::to_string(local_[1]) + "x" + std::to_string(local_[2]) +
+                          " is not a whole number of subgroups; this kernel needs a multiple of " +
+                          std::to_string(sg) + " invocations on '" + ctx_.info().name + "'");
+    return *this;
+}
+
 Dispatcher& Dispatcher::spec(uint32_t value) {
     node_.spec.push_back(value);
     return *this;

@@ -56,6 +56,10 @@ public:
     /// A grid-stride grid for n elements (capped to the device's limit).
     Dispatcher& stride_grid(uint64_t n);
     const std::array<uint32_t, 3>& local() const { return local_; }
+    /// Throws kiln::Unsupported unless the workgroup (a tuned size too) is a
+    /// whole number of subgroups: for kernels whose subgroups each take a
+    /// full share of the work, where a partial subgroup would skip elements.
+    Dispatcher& whole_subgroups();
     void record();
 
 private:

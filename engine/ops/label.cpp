@@ -83,6 +83,10 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
         throw Unsupported("label: the mask has " + std::to_string(mask.size()) +
                           " elements; at most 2147483646 are supported");
     detail::ContextState& ctx = mask.state();
+    // Passes 3-5 share blocks out among whole subgroups: a tuned size that
+    // splits one is refused before anything is recorded.
+    Dispatcher(ctx, "label_flatten", linear_local).whole_subgroups();
+    Dispatcher(ctx, "label_relabel", linear_local).whole_subgroups();
     const auto n = static_cast<uint32_t>(mask.size());
     const auto nx = static_cast<uint32_t>(shape.x()), ny = static_cast<uint32_t>(shape.y()),
                nz = static_cast<uint32_t>(shape.z());

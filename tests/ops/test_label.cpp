@@ -244,3 +244,21 @@ TEST_CASE("label rejects bad input clearly and the context stays usable", "[ops]
     HostArray h = random_mask(Shape{13, 17}, DType::uint8, 0.5, 1);
     require_same(ctx, h, 4);
 }
+
+TEST_CASE("label and measure refuse a tuned workgroup size that splits a subgroup", "[ops][label][measure]") {
+    Context ctx = test::context();
+    const uint32_t sg = ctx.device().subgroup_size;
+    if (sg < 2) return;  // every size is whole subgroups
+    HostArray mask = from_rows(9, 11, [](size_t y, size_t x) { return (x + y) % 3 == 0; });
+    Array m = Array::from_host(ctx, mask);
+    // Their subgroups each take a full share of a block: a partial one
+    // would skip pixels, so the size is refused, not run.
+    ctx.set_workgroup_size("label_flatten", {sg + 1, 1, 1});
+    CHECK_THROWS_WITH(label(m, 4), Catch::Contains("whole number of subgroups"));
+    ctx.set_workgroup_size("label_flatten", {0, 0, 0});
+    Labels l = label(m, 4);
+    CHECK(l.count == cpu::label(mask, 4).count);
+    ctx.set_workgroup_size("measure_reduce_float64", {sg + 1, 1, 1});
+    ctx.set_workgroup_size("measure_reduce_float32", {sg + 1, 1, 1});
+    CHECK_THROWS_WITH(measure(cast(m, DType::float32), l.labels), Catch::Contains("whole number of subgroups"));
+}
