@@ -108,6 +108,14 @@ bool close_rel(double got, double want, double rtol) {
            std::abs(got - want) <= rtol * std::abs(want);
 }
 
+void check_same(double got, double want) {
+    INFO("got " << got << " want " << want);
+    if (std::isnan(want))
+        CHECK(std::isnan(got));
+    else
+        CHECK(got == want);
+}
+
 TempDir::TempDir() {
     static int counter = 0;
     path = std::filesystem::temp_directory_path() /

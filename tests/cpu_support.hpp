@@ -54,6 +54,10 @@ void require_close(const HostArray& got, const FixtureArray& want, double rtol, 
 /// Scalars equal, both NaN, or within rtol relative to want.
 bool close_rel(double got, double want, double rtol);
 
+/// CHECKs that got equals want exactly (or both are NaN): results promised
+/// bit-identical, such as order statistics.
+void check_same(double got, double want);
+
 /// The committed fixture files (tests/data): $KILN_TEST_DATA when set (a
 /// suite carried to another machine), else the source tree's folder.
 std::filesystem::path data_dir();

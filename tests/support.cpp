@@ -28,4 +28,9 @@ Array poisoned(const Context& ctx, Shape shape, DType t) {
     return Array::from_host(ctx, shape, t, bytes.data(), bytes.size());
 }
 
+void poison_pool(const Context& ctx, Shape shape, DType t) {
+    { Array p = poisoned(ctx, shape, t); }
+    Context(ctx).sync();
+}
+
 } // namespace kiln::test

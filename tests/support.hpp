@@ -20,4 +20,8 @@ std::vector<std::string> validation_messages();
 /// An array whose every byte is 0xCD: elements an op fails to write show.
 Array poisoned(const Context& ctx, Shape shape, DType t);
 
+/// Leaves a freed block of 0xCD bytes of that shape and dtype for the next
+/// allocation to reuse, so an element an op fails to write shows as garbage.
+void poison_pool(const Context& ctx, Shape shape, DType t);
+
 } // namespace kiln::test

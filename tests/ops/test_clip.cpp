@@ -4,8 +4,8 @@
 // for a sum tree of two levels), masks, the async form, bad input.
 #include <cmath>
 #include <limits>
-#include <numbers>
 
+#include "clip_support.hpp"
 #include "cpu/clip.hpp"
 #include "cpu/sky.hpp"
 #include "kiln/statistics.hpp"
@@ -15,50 +15,12 @@ using namespace kiln;
 
 namespace {
 
+using test::check_clip;
+using test::check_close;
+using test::noisy;
+
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf_v = std::numeric_limits<double>::infinity();
-
-// Gaussian noise of width `sigma` around `offset`, with a fraction `tail` of
-// Cauchy-distributed outliers: many passes until nothing more is clipped.
-HostArray noisy(Shape s, DType t, uint64_t seed, double sigma = 1, double offset = 0, double tail = 0.2) {
-    HostArray u = test::random(Shape{s.size() * 3}, DType::float64, seed, 0, 1);
-    auto v = u.as<double>();
-    HostArray h(s, t);
-    for (size_t i = 0; i < s.size(); ++i) {
-        const double a = std::max(v[3 * i], 1e-300), b = v[3 * i + 1], c = v[3 * i + 2];
-        double x = std::sqrt(-2 * std::log(a)) * std::cos(2 * std::numbers::pi * b) * sigma;
-        if (c < tail) x = std::tan(std::numbers::pi * (c / tail - 0.5)) * 5 * sigma;
-        x += offset;
-        visit_dtype(t, [&](auto z) {
-            using T = decltype(z);
-            if constexpr (std::is_integral_v<T>)
-                x = std::clamp(std::round(x), double(std::numeric_limits<T>::min()),
-                               double(std::numeric_limits<T>::max()));
-            h.as<T>()[i] = static_cast<T>(x);
-        });
-    }
-    return h;
-}
-
-void check_close(double got, double want, double rtol) {
-    INFO("got " << got << " want " << want);
-    if (std::isnan(want)) CHECK(std::isnan(got));
-    else CHECK(std::abs(got - want) <= rtol * std::abs(want));
-}
-
-// The GPU result against the CPU one: the same passes and the same kept set
-// (the statistics agree to rounding; the sums are added in another order).
-void check_clip(const Array& a, const HostArray& h, double kappa, int max_iters, bool mask = true) {
-    const ClipResult got = kappa_sigma_clip(a, kappa, max_iters, mask);
-    const cpu::ClipResult want = cpu::kappa_sigma_clip(h, kappa, max_iters, mask);
-    CHECK(got.iterations == want.iterations);
-    CHECK(got.count == want.count);
-    check_close(got.median, want.median, 1e-15);
-    check_close(got.std, want.std, 1e-12);
-    check_close(got.mean, want.mean, 1e-12);
-    REQUIRE(got.mask.has_value() == mask);
-    if (mask) test::require_close(got.mask->to_host(), *want.mask);
-}
 
 void check_dtypes(std::initializer_list<DType> dtypes) {
     Context ctx = test::context();

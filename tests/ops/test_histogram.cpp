@@ -9,6 +9,7 @@
 
 #include "cpu/histogram.hpp"
 #include "hist_fixture.hpp"
+#include "hist_support.hpp"
 #include "kiln/histogram.hpp"
 #include "support.hpp"
 
@@ -16,29 +17,17 @@ using namespace kiln;
 
 namespace {
 
+using test::check_histogram;
 using test::fixture::bincount_cases;
+using test::fixture::BincountCase;
+using test::fixture::bits_of;
 using test::fixture::hist_cases;
 using test::fixture::hist_data;
-using test::fixture::BincountCase;
 using test::fixture::HistCase;
 using test::fixture::HistData;
-using test::fixture::bits_of;
 using test::fixture::to_array;
 
 using Range = std::optional<std::pair<double, double>>;
-
-// GPU and CPU agree exactly, counts and edges.
-void check_histogram(const Context& ctx, const HostArray& h, int bins, Range range) {
-    INFO(dtype_name(h.dtype) << " " << h.shape.str() << " bins " << bins
-                             << (range ? " range " + std::to_string(range->first) + ".." +
-                                             std::to_string(range->second)
-                                       : std::string(" auto")));
-    const cpu::Histogram want = cpu::histogram(h, bins, range);
-    const Histogram got = histogram(Array::from_host(ctx, h), bins, range);
-    CHECK(got.counts.dtype() == DType::uint32);
-    CHECK(bits_of(got.edges) == bits_of(want.edges));
-    CHECK(got.host_counts() == want.counts);
-}
 
 // Values that put many elements on edges: small integers, halves.
 HostArray edgy(Shape s, DType t, uint64_t seed) {

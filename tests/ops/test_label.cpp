@@ -3,86 +3,23 @@
 // rank and connectivity, worst cases for a union-find, tiles small enough
 // that every component crosses tile borders.
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "cpu/label.hpp"
 #include "kiln/label.hpp"
 #include "label_fixture.hpp"
+#include "label_support.hpp"
 #include "support.hpp"
 
 using namespace kiln;
 
-namespace {
-
+using test::checkerboard;
+using test::random_mask;
+using test::require_label_same;
+using test::serpentine;
+using test::spiral;
 using test::fixture::LabelCase;
-
-// Leaves a freed block of 0xCD bytes for the next allocation to reuse, so an
-// element the labelling fails to write shows as garbage.
-void poison_pool(const Context& ctx, Shape shape) {
-    { Array p = test::poisoned(ctx, shape, DType::int32); }
-    Context(ctx).sync();
-}
-
-// Labels on the GPU, requires the CPU reference's result exactly and
-// returns the count.
-int32_t require_same(const Context& ctx, const HostArray& mask, int connectivity) {
-    poison_pool(ctx, mask.shape);
-    Labels got = label(Array::from_host(ctx, mask), connectivity);
-    cpu::LabelResult want = cpu::label(mask, connectivity);
-    CHECK(got.count == want.count);
-    test::require_close(got.labels.to_host(), want.labels);
-    return got.count;
-}
-
-// Nonzero with probability `density`, else zero, in dtype t.
-HostArray random_mask(Shape shape, DType t, double density, uint64_t seed) {
-    HostArray u = test::random(shape, DType::float64, seed, 0, 1);
-    HostArray m(shape, t);
-    visit_dtype(t, [&](auto z) {
-        using T = decltype(z);
-        auto out = m.as<T>();
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = u.as<double>()[i] < density ? T(1 + i % 3) : T(0);
-    });
-    return m;
-}
-
-HostArray from_rows(size_t ny, size_t nx, const std::function<bool(size_t, size_t)>& f) {
-    HostArray m(Shape{ny, nx}, DType::uint8);
-    auto v = m.as<uint8_t>();
-    for (size_t y = 0; y < ny; ++y)
-        for (size_t x = 0; x < nx; ++x) v[y * nx + x] = f(y, x) ? 1 : 0;
-    return m;
-}
-
-// A one-pixel-wide square spiral with one-pixel gaps: one component whose
-// union-find chains run around the whole image.
-HostArray spiral(size_t n) {
-    HostArray m(Shape{n, n}, DType::uint8);
-    auto v = m.as<uint8_t>();
-    auto inside = [&](long y, long x) { return y >= 0 && x >= 0 && y < long(n) && x < long(n); };
-    auto set = [&](long y, long x) -> uint8_t& { return v[size_t(y) * n + size_t(x)]; };
-    const long dy[4] = {0, 1, 0, -1}, dx[4] = {1, 0, -1, 0};
-    long y = 0, x = 0;
-    int dir = 0, turns = 0;
-    set(0, 0) = 1;
-    while (turns < 2) {
-        long y2 = y + 2 * dy[dir], x2 = x + 2 * dx[dir], y3 = y + 3 * dy[dir], x3 = x + 3 * dx[dir];
-        if (inside(y2, x2) && !set(y2, x2) && !(inside(y3, x3) && set(y3, x3))) {
-            set(y + dy[dir], x + dx[dir]) = 1;
-            set(y2, x2) = 1;
-            y = y2, x = x2, turns = 0;
-        } else {
-            dir = (dir + 1) % 4;
-            ++turns;
-        }
-    }
-    return m;
-}
-
-}  // namespace
 
 TEST_CASE("label equals scipy.ndimage.label on the SciPy fixtures", "[ops][label]") {
     Context ctx = test::context();
@@ -117,9 +54,8 @@ TEST_CASE("label matches the CPU reference on random masks of every rank and con
             // Densities below, near and above the percolation threshold.
             for (double density : {0.3, 0.55, 0.75}) {
                 INFO(c.shape.str() << " connectivity " << conn << " density " << density);
-                require_same(
-                    ctx, random_mask(c.shape, DType::uint8, density, 7 + uint64_t(density * 100)),
-                    conn);
+                require_label_same(
+                    ctx, random_mask(c.shape, DType::uint8, density, 7 + uint64_t(density * 100)), conn);
             }
 }
 
@@ -138,8 +74,8 @@ TEST_CASE("label takes any dtype: nonzero and NaN are foreground", "[ops][label]
                 v[5] = T(-0.0);  // zero, whatever its sign
             });
         }
-        require_same(ctx, m, 4);
-        require_same(ctx, m, 8);
+        require_label_same(ctx, m, 4);
+        require_label_same(ctx, m, 8);
     }
 }
 
@@ -148,11 +84,11 @@ TEST_CASE("label on tiny tiles: every component crosses tile borders", "[ops][la
     // A 2x1 (2-D: 2x4 with four rows per invocation) tile makes the border
     // merge do nearly all the work.
     ctx.set_workgroup_size("label_local_uint8", {2, 1, 2});
-    require_same(ctx, random_mask(Shape{127, 129}, DType::uint8, 0.6, 3), 4);
-    require_same(ctx, random_mask(Shape{127, 129}, DType::uint8, 0.5, 4), 8);
-    require_same(ctx, random_mask(Shape{9, 17, 19}, DType::uint8, 0.35, 5), 6);
-    require_same(ctx, random_mask(Shape{9, 17, 19}, DType::uint8, 0.25, 6), 26);
-    require_same(ctx, spiral(127), 4);
+    require_label_same(ctx, random_mask(Shape{127, 129}, DType::uint8, 0.6, 3), 4);
+    require_label_same(ctx, random_mask(Shape{127, 129}, DType::uint8, 0.5, 4), 8);
+    require_label_same(ctx, random_mask(Shape{9, 17, 19}, DType::uint8, 0.35, 5), 6);
+    require_label_same(ctx, random_mask(Shape{9, 17, 19}, DType::uint8, 0.25, 6), 26);
+    require_label_same(ctx, spiral(127), 4);
     ctx.set_workgroup_size("label_local_uint8", {0, 0, 0});
 }
 
@@ -160,18 +96,15 @@ TEST_CASE("label worst cases: spiral, spanning component, checkerboard, full, em
           "[ops][label]") {
     Context ctx = test::context();
     SECTION("spiral") {
-        CHECK(require_same(ctx, spiral(257), 4) == 1);
+        CHECK(require_label_same(ctx, spiral(257), 4) == 1);
     }
     SECTION("one serpentine component spanning the image") {
-        HostArray s = from_rows(255, 509, [](size_t y, size_t x) {
-            return y % 2 == 0 || (y % 4 == 1 && x == 508) || (y % 4 == 3 && x == 0);
-        });
-        CHECK(require_same(ctx, s, 4) == 1);
+        CHECK(require_label_same(ctx, serpentine(255, 509), 4) == 1);
     }
     SECTION("checkerboard") {
-        HostArray c = from_rows(512, 512, [](size_t y, size_t x) { return (y + x) % 2 == 0; });
-        CHECK(require_same(ctx, c, 4) == 512 * 512 / 2);  // every pixel alone
-        CHECK(require_same(ctx, c, 8) == 1);              // corners join them all
+        const HostArray c = checkerboard(512, 512);
+        CHECK(require_label_same(ctx, c, 4) == 512 * 512 / 2);  // every pixel alone
+        CHECK(require_label_same(ctx, c, 8) == 1);              // corners join them all
     }
     SECTION("all ones and all zeros") {
         Labels ones = label(Array::full(ctx, Shape{511, 513}, 1, DType::uint8));
@@ -190,10 +123,10 @@ TEST_CASE("label worst cases: spiral, spanning component, checkerboard, full, em
               std::vector<int32_t>{0});
         CHECK(label(Array::full(ctx, Shape{1}, 7, DType::int16)).labels.to_vector<int32_t>() ==
               std::vector<int32_t>{1});
-        require_same(ctx, random_mask(Shape{1, 1031}, DType::uint8, 0.5, 8), 8);
-        require_same(ctx, random_mask(Shape{1031, 1}, DType::uint8, 0.5, 9), 4);
-        require_same(ctx, random_mask(Shape{1, 1, 1031}, DType::uint8, 0.5, 10), 26);
-        require_same(ctx, random_mask(Shape{1031, 1, 1}, DType::uint8, 0.5, 12), 6);
+        require_label_same(ctx, random_mask(Shape{1, 1031}, DType::uint8, 0.5, 8), 8);
+        require_label_same(ctx, random_mask(Shape{1031, 1}, DType::uint8, 0.5, 9), 4);
+        require_label_same(ctx, random_mask(Shape{1, 1, 1031}, DType::uint8, 0.5, 10), 26);
+        require_label_same(ctx, random_mask(Shape{1031, 1, 1}, DType::uint8, 0.5, 12), 6);
     }
 }
 
@@ -242,7 +175,7 @@ TEST_CASE("label rejects bad input clearly and the context stays usable", "[ops]
                       Catch::Contains("accepted: 2"));
     CHECK_THROWS_WITH(label(Array()), Catch::Contains("null Array"));
     HostArray h = random_mask(Shape{13, 17}, DType::uint8, 0.5, 1);
-    require_same(ctx, h, 4);
+    require_label_same(ctx, h, 4);
 }
 
 TEST_CASE("label and measure refuse a tuned workgroup size that splits a subgroup", "[ops][label][measure]") {

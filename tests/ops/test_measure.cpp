@@ -10,7 +10,9 @@
 #include "cpu/measure.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "label_support.hpp"
 #include "measure_fixture.hpp"
+#include "measure_support.hpp"
 #include "ops/measure_detail.hpp"
 #include "support.hpp"
 
@@ -20,92 +22,12 @@ namespace {
 
 using Expected = test::MeasureExpected;
 using test::MeasureCase;
+using test::random_image;
+using test::random_mask;
+using test::require_measure_same;
+using test::require_stats;
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
-
-// |got - want| <= rtol * scale, NaN only for NaN.
-void check_near(double got, double want, double rtol, double scale) {
-    if (std::isnan(want)) {
-        CHECK(std::isnan(got));
-        return;
-    }
-    INFO("got " << got << " want " << want);
-    CHECK(std::abs(got - want) <= rtol * std::max(scale, std::abs(want)));
-}
-
-// Integer results exactly; sums to rtol of their size (the GPU adds in
-// another order), the variance to rtol of the squared value range.
-void require_stats(const std::vector<LabelStats>& got, const std::vector<LabelStats>& want,
-                   double rtol) {
-    REQUIRE(got.size() == want.size());
-    for (size_t k = 0; k < got.size(); ++k) {
-        const LabelStats &g = got[k], &w = want[k];
-        INFO("entry " << k << " label " << w.label << " count " << w.count);
-        CHECK(g.label == w.label);
-        CHECK(g.count == w.count);
-        const double range = std::isnan(w.min) ? 0 : std::max(std::abs(w.min), std::abs(w.max));
-        check_near(g.sum, w.sum, rtol, range * double(w.count));
-        check_near(g.mean, w.mean, rtol, range);
-        check_near(g.variance, w.variance, rtol, range * range);
-        check_near(g.std, w.std, std::sqrt(rtol), range);
-        if (std::isnan(w.min)) {
-            CHECK(std::isnan(g.min));
-            CHECK(std::isnan(g.max));
-        } else {
-            CHECK(g.min == w.min);
-            CHECK(g.max == w.max);
-        }
-        CHECK(g.min_pos == w.min_pos);
-        CHECK(g.max_pos == w.max_pos);
-        for (int d = 0; d < 3; ++d) check_near(g.center_of_mass[d], w.center_of_mass[d], rtol, 1);
-        CHECK(g.bbox_start == w.bbox_start);
-        CHECK(g.bbox_stop == w.bbox_stop);
-    }
-}
-
-// Measures on the GPU with both accumulators and requires the CPU's table;
-// also with every label reduced by workgroups, and by single invocations up
-// to 64 pixels (a GPU and a CPU driver pick one of these by default).
-void require_same(const Context& ctx, const HostArray& image, const HostArray& labels,
-                  std::span<const int32_t> index = {}) {
-    const auto want = cpu::measure(image, labels, index);
-    Array img = Array::from_host(ctx, image), lab = Array::from_host(ctx, labels);
-    {
-        INFO("float64 accumulation");
-        require_stats(measure(img, lab, index), want, 1e-12);
-    }
-    for (uint32_t small : {0u, 64u}) {
-        INFO("float64 accumulation, small slots up to " << small);
-        require_stats(ops::measure_with(img, lab, index, true, small), want, 1e-12);
-    }
-    if (image.dtype != DType::float64) {  // float64 images take float64 accumulation only
-        INFO("compensated float32 accumulation");
-        require_stats(ops::measure_with(img, lab, index, false), want, 2e-6);
-    }
-}
-
-// Random positive values (the centre of mass is well conditioned), with
-// repeated values so min/max ties occur.
-HostArray random_image(Shape shape, DType t, uint64_t seed) {
-    HostArray u = test::random(shape, DType::float64, seed, 1, 100);
-    HostArray a(shape, t);
-    visit_dtype(t, [&](auto z) {
-        using T = decltype(z);
-        auto out = a.as<T>();
-        for (size_t i = 0; i < out.size(); ++i) {
-            const double v = u.as<double>()[i];
-            out[i] = dtype_is_float(t) ? T(v) : T(std::floor(v / 4));  // integers: 0..24, many ties
-        }
-    });
-    return a;
-}
-
-HostArray random_mask(Shape shape, double density, uint64_t seed) {
-    HostArray u = test::random(shape, DType::float64, seed, 0, 1);
-    HostArray m(shape, DType::uint8);
-    for (size_t i = 0; i < m.size(); ++i) m.as<uint8_t>()[i] = u.as<double>()[i] < density;
-    return m;
-}
 
 }  // namespace
 
@@ -144,7 +66,7 @@ TEST_CASE("measure equals scipy.ndimage on the SciPy fixtures", "[ops][measure]"
             CHECK(s.bbox_stop == e.bbox_stop);
         }
         // And against the CPU reference, with the compensated float32 path too.
-        require_same(ctx, image, labels, c.index);
+        require_measure_same(ctx, image, labels, c.index);
     }
 }
 
@@ -155,8 +77,8 @@ void every_rank(std::initializer_list<DType> dtypes) {
     for (Shape s : {Shape{1031}, Shape{127, 129}, Shape{9, 17, 19}})
         for (DType t : dtypes) {
             INFO(s.str() << " " << dtype_name(t));
-            const HostArray labels = cpu::label(random_mask(s, 0.45, 5)).labels;
-            require_same(ctx, random_image(s, t, 6), labels);
+            const HostArray labels = cpu::label(random_mask(s, DType::uint8, 0.45, 5)).labels;
+            require_measure_same(ctx, random_image(s, t, 6), labels);
         }
 }
 
@@ -191,20 +113,20 @@ TEST_CASE("measure of label() results: small, segmented and huge labels", "[ops]
     require_stats(measure(img, l), cpu::measure(image, want_labels.labels), 1e-12);
     // One label over the whole image.
     const HostArray ones = HostArray::from(mask.shape, std::vector<int32_t>(mask.size(), 1));
-    require_same(ctx, image, ones);
+    require_measure_same(ctx, image, ones);
 }
 
 TEST_CASE("measure skips NaN pixels and gives empty labels NaN statistics", "[ops][measure]") {
     Context ctx = test::context();
     HostArray image = random_image(Shape{61, 67}, DType::float64, 12);
-    HostArray labels = cpu::label(random_mask(Shape{61, 67}, 0.5, 13)).labels;
+    HostArray labels = cpu::label(random_mask(Shape{61, 67}, DType::uint8, 0.5, 13)).labels;
     for (size_t i = 0; i < image.size(); i += 5) image.as<double>()[i] = nan_v;
     // A label whose every pixel is NaN, and the first pixel of many labels NaN.
     image.as<double>()[0] = nan_v;
     labels.as<int32_t>()[0] = 999;
     std::vector<int32_t> index = {999, 1, 3, 2, 3, 0, -4, 12345};
-    require_same(ctx, image, labels, index);
-    require_same(ctx, image, labels);
+    require_measure_same(ctx, image, labels, index);
+    require_measure_same(ctx, image, labels);
     const auto got = measure(Array::from_host(ctx, image), Array::from_host(ctx, labels), index);
     CHECK(got[0].count == 0);
     CHECK(std::isnan(got[0].mean));
@@ -235,7 +157,7 @@ TEST_CASE("measure breaks min/max ties by the first pixel in raster order", "[op
 TEST_CASE("measure keeps the variance of values far from zero", "[ops][measure]") {
     Context ctx = test::context();
     HostArray image = test::random(Shape{127, 129}, DType::float64, 14, 1e6, 1e6 + 1e-3);
-    HostArray labels = cpu::label(random_mask(image.shape, 0.6, 15)).labels;
+    HostArray labels = cpu::label(random_mask(image.shape, DType::uint8, 0.6, 15)).labels;
     const auto want = cpu::measure(image, labels);
     const auto got = measure(Array::from_host(ctx, image), Array::from_host(ctx, labels));
     REQUIRE(got.size() == want.size());
@@ -248,7 +170,7 @@ TEST_CASE("measure keeps the variance of values far from zero", "[ops][measure]"
 TEST_CASE("measure takes any integer label dtype", "[ops][measure]") {
     Context ctx = test::context();
     const HostArray image = random_image(Shape{33, 35}, DType::float32, 16);
-    const HostArray l32 = cpu::label(random_mask(image.shape, 0.5, 17)).labels;
+    const HostArray l32 = cpu::label(random_mask(image.shape, DType::uint8, 0.5, 17)).labels;
     for (DType t : {DType::int8, DType::uint8, DType::int16, DType::uint16, DType::uint32}) {
         INFO(dtype_name(t));
         HostArray l(image.shape, t);
@@ -256,19 +178,19 @@ TEST_CASE("measure takes any integer label dtype", "[ops][measure]") {
             using T = decltype(z);
             for (size_t i = 0; i < l.size(); ++i) l.as<T>()[i] = T(l32.as<int32_t>()[i] % 100);
         });
-        require_same(ctx, image, l);
+        require_measure_same(ctx, image, l);
         const std::vector<int32_t> index{5, 1, 0};
-        require_same(ctx, image, l, index);
+        require_measure_same(ctx, image, l, index);
     }
     // Negative labels are not measured without an index.
     HostArray neg = l32;
     for (size_t i = 0; i < neg.size(); i += 2) neg.as<int32_t>()[i] = -neg.as<int32_t>()[i];
-    require_same(ctx, image, neg);
+    require_measure_same(ctx, image, neg);
 }
 
 TEST_CASE("measure_async records without waiting and runs in a graph", "[ops][measure]") {
     Context ctx = test::context();
-    const HostArray mask = random_mask(Shape{64, 70}, 0.5, 18);
+    const HostArray mask = random_mask(Shape{64, 70}, DType::uint8, 0.5, 18);
     const HostArray h1 = random_image(mask.shape, DType::float32, 19),
                     h2 = random_image(mask.shape, DType::float32, 20);
     const cpu::LabelResult l = cpu::label(mask);
@@ -297,9 +219,9 @@ TEST_CASE("measure_async of label_async() equals measure(image, label(mask))", "
     for (size_t i = 0; i < checker.size(); ++i)
         checker.as<uint8_t>()[i] = uint8_t((i / 64 + i % 64) % 2);
     const HostArray empty_mask(Shape{9, 11}, DType::uint8);
-    const std::vector<HostArray> masks{random_mask(Shape{1031}, 0.5, 30),
-                                       random_mask(Shape{61, 67}, 0.45, 31),
-                                       random_mask(Shape{9, 17, 19}, 0.4, 32), checker, empty_mask};
+    const std::vector<HostArray> masks{
+        random_mask(Shape{1031}, DType::uint8, 0.5, 30), random_mask(Shape{61, 67}, DType::uint8, 0.45, 31),
+        random_mask(Shape{9, 17, 19}, DType::uint8, 0.4, 32), checker, empty_mask};
     for (const HostArray& mask : masks) {
         INFO(mask.shape.str());
         const HostArray image = random_image(mask.shape, DType::float32, 33);
@@ -331,7 +253,8 @@ TEST_CASE("measure_async of label_async() equals measure(image, label(mask))", "
 TEST_CASE("label_async -> measure_async runs in a graph with the count on the device",
           "[ops][measure]") {
     Context ctx = test::context();
-    const HostArray m1 = random_mask(Shape{50, 70}, 0.5, 35), m2 = random_mask(Shape{50, 70}, 0.3, 36);
+    const HostArray m1 = random_mask(Shape{50, 70}, DType::uint8, 0.5, 35),
+                    m2 = random_mask(Shape{50, 70}, DType::uint8, 0.3, 36);
     const HostArray image = random_image(m1.shape, DType::float64, 37);
     Array img = Array::from_host(ctx, image), mask = Array::from_host(ctx, m1);
     Graph g(ctx);
@@ -376,6 +299,6 @@ TEST_CASE("measure rejects bad input clearly and the context stays usable", "[op
     CHECK(measure(img, Labels{lab, 0}).empty());
     const std::vector<int32_t> index{3};
     CHECK(measure(img, lab, index).at(0).count == 0);
-    require_same(ctx, random_image(Shape{13}, DType::float32, 1),
-                 cpu::label(random_mask(Shape{13}, 0.5, 2)).labels);
+    require_measure_same(ctx, random_image(Shape{13}, DType::float32, 1),
+                         cpu::label(random_mask(Shape{13}, DType::uint8, 0.5, 2)).labels);
 }

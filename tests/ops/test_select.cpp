@@ -23,11 +23,7 @@ HostArray data(Shape s, DType t, uint64_t seed) {
 }
 
 // Exact: both sides are the same order statistics, interpolated identically.
-void check_same(double got, double want) {
-    INFO("got " << got << " want " << want);
-    if (std::isnan(want)) CHECK(std::isnan(got));
-    else CHECK(got == want);
-}
+using test::check_same;
 
 void put(HostArray& h, size_t i, double v) {
     visit_dtype(h.dtype, [&](auto z) { h.as<decltype(z)>()[i] = static_cast<decltype(z)>(v); });
