@@ -182,7 +182,7 @@ TEST_CASE("label and measure refuse a tuned workgroup size that splits a subgrou
     Context ctx = test::context();
     const uint32_t sg = ctx.device().subgroup_size;
     if (sg < 2) return;  // every size is whole subgroups
-    HostArray mask = from_rows(9, 11, [](size_t y, size_t x) { return (x + y) % 3 == 0; });
+    HostArray mask = test::from_rows(9, 11, [](size_t y, size_t x) { return (x + y) % 3 == 0; });
     Array m = Array::from_host(ctx, mask);
     // Their subgroups each take a full share of a block: a partial one
     // would skip pixels, so the size is refused, not run.
