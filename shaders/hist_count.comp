@@ -119,15 +119,29 @@ uint bin_of(A x) {
     const RAW_T first_raw = p.first.x, last_raw = p.last.x;
 #endif
     // Non-finite values have the all-ones key, above every finite last.
-    const KEY k = key_of_raw(x);
-    if (key_less(k, key_of_raw(first_raw)) || key_less(key_of_raw(last_raw), k)) return NONE;
+    const KEY k = key_of_raw(x), kf = key_of_raw(first_raw);
+    if (key_less(k, kf) || key_less(key_of_raw(last_raw), k)) return NONE;
     const T first = FROM_BITS(p.first), norm = FROM_BITS(p.norm);
 #if defined(KILN_DTYPE_float64)
-    precise T f = (packDouble2x32(x) - first) * norm;
+    precise T d = packDouble2x32(x) - first;
 #else
-    precise T f = (uintBitsToFloat(x) - first) * norm;
+    precise T d = uintBitsToFloat(x) - first;
 #endif
     const int n = int(p.bins);
+    if (d == T(0) && key_less(kf, k)) {
+        // x above first by a difference the device flushed to zero (a
+        // denormal: the H100 does this for ranges narrower than about
+        // 1e-38), where NumPy's scaled offset is exact. Its corrections then
+        // reach the last edge at or below x: found by bisection.
+        int lo = 0, hi = n - 1;
+        while (lo < hi) {
+            const int m = (lo + hi + 1) >> 1;
+            if (key_less(k, key_of_raw(edges[m]))) hi = m - 1;
+            else lo = m;
+        }
+        return uint(lo);
+    }
+    precise T f = d * norm;
     int i = f >= T(n) ? n : (f > T(0) ? int(f) : 0);
     if (i == n) --i;
     if (i > 0 && key_less(k, key_of_raw(edges[i]))) --i;
