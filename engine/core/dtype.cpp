@@ -1,6 +1,10 @@
 #include "kiln/dtype.hpp"
 
+#include "kiln/shape.hpp"
+
 namespace kiln {
+
+uint64_t byte_size(const Shape& shape, DType t) { return uint64_t(shape.size()) * dtype_size(t); }
 
 DType parse_dtype(std::string_view name) {
     for (DType t : all_dtypes)

@@ -1,5 +1,7 @@
 #include "kiln/array.hpp"
 
+#include <algorithm>
+
 #include "graph/context_state.hpp"
 #include "graph/transfer.hpp"
 
@@ -69,7 +71,17 @@ Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
         !(st.device().enabled().storage16 && st.device().enabled().int16))
         throw Unsupported("16-bit arrays need storageBuffer16BitAccess and shaderInt16, which device '" +
                           info.name + "' does not support");
-    auto s = std::make_shared<detail::Storage>(&st, shape.size() * dtype_size(dtype));
+    // What one allocation on this device can be: the largest heap, and no
+    // more than maxMemoryAllocationSize. Refused now, not at the first use.
+    const uint64_t bytes = byte_size(shape, dtype);
+    uint64_t largest = 0;
+    for (const HeapInfo& h : info.heaps) largest = std::max(largest, h.size);
+    if (info.max_memory_allocation) largest = std::min<uint64_t>(largest, info.max_memory_allocation);
+    if (largest && bytes > largest)
+        throw InvalidArgument("a " + std::string(dtype_name(dtype)) + " array of shape " + shape.str() + " needs " +
+                              std::to_string(bytes) + " bytes; device '" + info.name + "' can hold at most " +
+                              std::to_string(largest) + " bytes in one array");
+    auto s = std::make_shared<detail::Storage>(&st, bytes);
     return Array(ctx.shared_state(), std::move(s), shape, dtype);
 }
 

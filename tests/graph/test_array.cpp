@@ -33,6 +33,19 @@ TEST_CASE("bad shapes, sizes and handles give clear errors", "[array]") {
     CHECK_THROWS_WITH(null.to_host(), Catch::Contains("null Array"));
     CHECK_THROWS_WITH(a.reshape(Shape{3, 7}), Catch::Contains("cannot reshape"));
     CHECK_THROWS_WITH(parse_dtype("complex64"), Catch::Contains("accepted: float32"));
+    // Element counts that overflow, or whose bytes would, are refused where
+    // the shape is made (-1 read as an unsigned extent is 2^64 - 1).
+    const size_t huge = size_t(1) << 32;
+    CHECK_THROWS_WITH(Shape({huge, huge}), Catch::Contains("more than 2^64") && Catch::Contains("at most 2^60"));
+    CHECK_THROWS_WITH(Shape({size_t(-1)}), Catch::Contains("at most 2^60"));
+    CHECK_THROWS_WITH(Shape({huge, huge / 2, 2}), Catch::Contains("more than 2^64"));
+    CHECK_NOTHROW(Shape({size_t(1) << 30, size_t(1) << 30}));
+    CHECK(byte_size(Shape{size_t(1) << 30, size_t(1) << 30}, DType::float64) == uint64_t(1) << 63);
+    // More than the device holds: refused with both sizes; the host likewise.
+    CHECK_THROWS_WITH(Array::empty(ctx, Shape{size_t(1) << 30, size_t(1) << 30}),
+                      Catch::Contains("needs 4611686018427387904 bytes") && Catch::Contains("can hold at most"));
+    CHECK_THROWS_WITH(HostArray(Shape{size_t(1) << 30, size_t(1) << 30}, DType::float64),
+                      Catch::Contains("out of host memory") && Catch::Contains("9223372036854775808 bytes"));
     // The context still works.
     CHECK(a.to_vector<float>() == std::vector<float>(20, 0.0f));
 }

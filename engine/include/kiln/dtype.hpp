@@ -31,6 +31,13 @@ constexpr size_t dtype_size(DType t) {
     return 0;
 }
 
+class Shape;
+
+/// Bytes of an array of this shape and dtype: the one place element counts
+/// become byte sizes (Shape already refuses counts whose bytes could
+/// overflow).
+uint64_t byte_size(const Shape& shape, DType t);
+
 /// NumPy's name for the dtype ("float32", "uint16", ...).
 constexpr std::string_view dtype_name(DType t) {
     switch (t) {

@@ -18,8 +18,9 @@ struct HostArray {
     std::vector<std::byte> bytes;
 
     HostArray() = default;
-    /// Zero-filled array of the given shape and dtype.
-    HostArray(Shape s, DType t) : shape(s), dtype(t), bytes(s.size() * dtype_size(t)) {}
+    /// Zero-filled array of the given shape and dtype; throws kiln::Error
+    /// naming the size when the host cannot allocate it.
+    HostArray(Shape s, DType t) : shape(s), dtype(t), bytes(host_bytes(s, t)) {}
 
     /// Copies typed values; throws InvalidArgument if the count does not match the shape.
     template <typename T> static HostArray from(Shape s, std::span<const T> values) {
@@ -60,6 +61,7 @@ struct HostArray {
     }
 
 private:
+    static std::vector<std::byte> host_bytes(const Shape& s, DType t);
     template <typename T> void check() const {
         if (dtype_of_v<T> != dtype)
             throw InvalidArgument("HostArray holds " + std::string(dtype_name(dtype)) +

@@ -12,8 +12,12 @@ class Shape {
 public:
     Shape() = default;
     /// Shape{x}, Shape{y, x} or Shape{z, y, x}; throws InvalidArgument for
-    /// other ranks or a zero extent.
+    /// other ranks, a zero extent, or more than max_elements elements.
     Shape(std::initializer_list<size_t> dims);
+    /// The most elements a shape may hold: 2^60, so that the byte size of
+    /// any dtype (at most 8 bytes) fits in 63 bits. Every shape is checked
+    /// against it once, here; byte_size() multiplies by the element size.
+    static constexpr size_t max_elements = size_t(1) << 60;
     static Shape of(size_t ndim, const size_t* dims);
 
     size_t ndim() const { return ndim_; }
