@@ -135,14 +135,13 @@ Result w2(Context& main_ctx, Size size, int n, HostMemory memory, bool kernel_ar
         convolve2d(image, host_kernel).pull(out);
     }
     auto once = [&] {
-        const size_t before = ctx.profile().submissions().size();
+        const uint64_t before = ctx.profile().submission_count();
         auto t0 = clock_type::now();
         if (memory == HostMemory::graph) {
             graph.run();
             wall.push_back(ms_since(t0));
-            gpu.push_back(ctx.profile().submissions().size() > before
-                              ? ctx.profile().submissions().back()
-                              : 0);
+            const std::vector<double> subs = ctx.profile().submissions_since(before);
+            gpu.push_back(subs.empty() ? 0 : subs.back());
             return;
         }
         image.push(std::span<const float>(in));
@@ -155,9 +154,8 @@ Result w2(Context& main_ctx, Size size, int n, HostMemory memory, bool kernel_ar
         }
         res.pull(out);
         wall.push_back(ms_since(t0));
-        const auto& subs = ctx.profile().submissions();
         double s = 0;
-        for (size_t i = before; i < subs.size(); ++i) s += subs[i];
+        for (double d : ctx.profile().submissions_since(before)) s += d;
         gpu.push_back(s);
     };
     for (int i = 0; i < 3; ++i) once();

@@ -113,9 +113,9 @@ Result transfer(Context& main_ctx, Size size, int n, bool push, Path path) {
     };
     for (int i = 0; i < 2; ++i) once();
     hold_clock(ctx, size);
-    size_t before = ctx.profile().submissions().size();
+    const uint64_t before = ctx.profile().submission_count();
     for (int i = 0; i < n; ++i) wall.push_back(once());
-    std::vector<double> gpu(ctx.profile().submissions().begin() + before, ctx.profile().submissions().end());
+    const std::vector<double> gpu = ctx.profile().submissions_since(before);
     r.wall_ms = median_of(wall);
     r.gpu_ms = median_of(gpu);
     if (!gpu.empty()) {

@@ -130,6 +130,7 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
     vk::check(vkCreateCommandPool(device_->handle(), &pci, nullptr, &pool_), "vkCreateCommandPool");
     // A CPU device (lavapipe) runs the work on the host's cores: no polling there.
     spin_us_ = device_->info().type == "cpu" ? 0 : 1000;
+    profile_.set_capacity(options.profile_capacity);
     if (const char* v = std::getenv("KILN_SPIN_US"); v && *v) spin_us_ = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
     if (options.spin_wait_us) spin_us_ = *options.spin_wait_us;
 }

@@ -18,44 +18,78 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+Profile::Profile(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
+
 void Profile::add(const std::string& name, double start_us, double duration_us, uint64_t submission) {
     events_.push_back({name, start_us, duration_us, submission});
+    if (events_.size() > capacity_) {
+        events_.pop_front();
+        ++dropped_events_;
+    }
+    auto [it, fresh] = kernel_index_.try_emplace(name, kernels_.size());
+    if (fresh) kernels_.push_back({name});
+    Kernel& k = kernels_[it->second];
+    const double ms = duration_us / 1000.0;
+    k.min = k.count ? std::min(k.min, ms) : ms;
+    k.max = k.count ? std::max(k.max, ms) : ms;
+    ++k.count;
+    k.total += ms;
+    const double delta = ms - k.mean;
+    k.mean += delta / double(k.count);
+    k.m2 += delta * (ms - k.mean);
+    k.recent.push_back(ms);
+    if (k.recent.size() > capacity_) k.recent.pop_front();
 }
 
-void Profile::add_submission(double duration_ms) { submissions_.push_back(duration_ms); }
+void Profile::add_submission(double duration_ms) {
+    submissions_.push_back(duration_ms);
+    if (submissions_.size() > capacity_) {
+        submissions_.pop_front();
+        ++dropped_submissions_;
+    }
+}
 
 void Profile::clear() {
     events_.clear();
     submissions_.clear();
+    dropped_events_ = dropped_submissions_ = 0;
+    kernels_.clear();
+    kernel_index_.clear();
+}
+
+void Profile::set_capacity(size_t capacity) {
+    capacity_ = std::max<size_t>(1, capacity);
+    for (; events_.size() > capacity_; ++dropped_events_) events_.pop_front();
+    for (; submissions_.size() > capacity_; ++dropped_submissions_) submissions_.pop_front();
+    for (Kernel& k : kernels_)
+        while (k.recent.size() > capacity_) k.recent.pop_front();
+}
+
+std::vector<TraceEvent> Profile::events_since(uint64_t first) const {
+    const uint64_t skip = first > dropped_events_ ? first - dropped_events_ : 0;
+    if (skip >= events_.size()) return {};
+    return {events_.begin() + static_cast<std::ptrdiff_t>(skip), events_.end()};
+}
+
+std::vector<double> Profile::submissions_since(uint64_t first) const {
+    const uint64_t skip = first > dropped_submissions_ ? first - dropped_submissions_ : 0;
+    if (skip >= submissions_.size()) return {};
+    return {submissions_.begin() + static_cast<std::ptrdiff_t>(skip), submissions_.end()};
 }
 
 std::vector<KernelStats> Profile::stats() const {
-    std::vector<std::string> names;
-    std::vector<std::vector<double>> times;
-    for (auto& e : events_) {
-        auto it = std::find(names.begin(), names.end(), e.name);
-        size_t i = it - names.begin();
-        if (it == names.end()) {
-            names.push_back(e.name);
-            times.emplace_back();
-        }
-        times[i].push_back(e.duration_us / 1000.0);
-    }
     std::vector<KernelStats> out;
-    for (size_t i = 0; i < names.size(); ++i) {
-        auto& t = times[i];
-        KernelStats k;
-        k.name = names[i];
-        k.count = t.size();
-        k.min = *std::min_element(t.begin(), t.end());
-        k.max = *std::max_element(t.begin(), t.end());
-        for (double v : t) k.total += v;
-        k.mean = k.total / t.size();
-        double ss = 0;
-        for (double v : t) ss += (v - k.mean) * (v - k.mean);
-        k.std = std::sqrt(ss / t.size());
-        k.median = median_of(t);
-        out.push_back(k);
+    for (const Kernel& k : kernels_) {
+        KernelStats s;
+        s.name = k.name;
+        s.count = k.count;
+        s.min = k.min;
+        s.max = k.max;
+        s.total = k.total;
+        s.mean = k.mean;
+        s.std = std::sqrt(std::max(0.0, k.m2 / double(k.count)));
+        s.median = median_of({k.recent.begin(), k.recent.end()});
+        out.push_back(s);
     }
     return out;
 }
@@ -72,8 +106,9 @@ std::string Profile::table() const {
         s += line;
     }
     if (!submissions_.empty()) {
-        std::snprintf(line, sizeof line, "%zu submissions, median GPU span %.4f ms\n", submissions_.size(),
-                      median_of(submissions_));
+        std::snprintf(line, sizeof line, "%llu submissions, median GPU span %.4f ms\n",
+                      static_cast<unsigned long long>(submission_count()),
+                      median_of({submissions_.begin(), submissions_.end()}));
         s += line;
     }
     return s;
@@ -135,16 +170,16 @@ BenchmarkResult benchmark(Context& ctx, const std::function<void()>& fn, int n_r
         ctx.sync();
     }
     for (int i = 0; i < n_repeat; ++i) {
-        size_t before = ctx.profile().submissions().size();
+        const uint64_t before = ctx.profile().submission_count();
         auto t0 = std::chrono::steady_clock::now();
         fn();
         ctx.sync();
         auto t1 = std::chrono::steady_clock::now();
         r.cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        const auto& subs = ctx.profile().submissions();
-        if (subs.size() > before) {
+        const std::vector<double> subs = ctx.profile().submissions_since(before);
+        if (!subs.empty()) {
             double gpu = 0;
-            for (size_t k = before; k < subs.size(); ++k) gpu += subs[k];
+            for (double s : subs) gpu += s;
             r.gpu_ms.push_back(gpu);
         }
     }

@@ -84,13 +84,12 @@ std::vector<WorkgroupSize> default_candidates(const Context& ctx) {
 
 std::vector<std::string> kernels_of(Context& ctx, const std::function<void()>& run_op) {
     ctx.sync();
-    const size_t before = ctx.profile().events().size();
+    const uint64_t before = ctx.profile().event_count();
     run_op();
     ctx.sync();
-    const auto& events = ctx.profile().events();
     std::map<std::string, double> total;
-    for (size_t i = before; i < events.size(); ++i)
-        if (events[i].name != "push" && events[i].name != "pull") total[events[i].name] += events[i].duration_us;
+    for (const TraceEvent& e : ctx.profile().events_since(before))
+        if (e.name != "push" && e.name != "pull") total[e.name] += e.duration_us;
     std::vector<std::pair<double, std::string>> order;
     for (auto& [name, us] : total) order.push_back({-us, name});
     std::sort(order.begin(), order.end());

@@ -43,6 +43,10 @@ struct ContextOptions {
     /// $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln, else ~/.cache/kiln.
     std::string cache_dir;
     Timing timing = Timing::nodes;
+    /// Node timings kept for traces and per-kernel medians, and submission
+    /// spans kept (each); older ones are dropped, while every kernel's
+    /// count, min, max, mean, std and total still cover all runs (Profile).
+    size_t profile_capacity = 65536;
     /// Memory is taken from Vulkan in blocks of this size and sub-allocated.
     uint64_t block_size = 256ull << 20;
     /// Size of the host-visible staging ring used for transfers.

@@ -1,0 +1,56 @@
+// The profile's bounded memory: aggregates over every run, a window of the
+// most recent runs for medians and traces (no GPU needed).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "kiln/profile.hpp"
+
+using kiln::Profile;
+
+TEST_CASE("the profile keeps bounded memory and exact aggregates", "[profile]") {
+    Profile p(10);
+    for (int i = 1; i <= 1000; ++i) {
+        p.add("k", i * 2.0, double(i), uint64_t(i));  // durations 1 .. 1000 us
+        if (i % 2 == 0) p.add("other", 0, 5.0, uint64_t(i));
+        p.add_submission(double(i) / 1000.0);
+    }
+    CHECK(p.events().size() == 10);
+    CHECK(p.event_count() == 1500);
+    CHECK(p.events()[8].duration_us == 1000.0);  // the last "k", then an "other"
+    CHECK(p.events().back().name == "other");
+    CHECK(p.submissions().size() == 10);
+    CHECK(p.submission_count() == 1000);
+    // What ran since a count was taken, as far as it is kept.
+    CHECK(p.submissions_since(997) == std::vector<double>{0.998, 0.999, 1.0});
+    CHECK(p.submissions_since(0).size() == 10);
+    CHECK(p.submissions_since(1000).empty());
+    CHECK(p.events_since(1498).size() == 2);
+    const auto stats = p.stats();
+    REQUIRE(stats.size() == 2);
+    CHECK(stats[0].name == "k");
+    CHECK(stats[0].count == 1000);
+    CHECK(stats[0].min == Approx(0.001));
+    CHECK(stats[0].max == Approx(1.0));
+    CHECK(stats[0].total == Approx(500.5));
+    CHECK(stats[0].mean == Approx(0.5005));
+    CHECK(stats[0].std == Approx(std::sqrt((1000.0 * 1000.0 - 1) / 12) / 1000));
+    CHECK(stats[0].median == Approx(0.9955));  // of the last 10 runs: 991 .. 1000 us
+    CHECK(stats[1].count == 500);
+    CHECK(stats[1].median == Approx(0.005));
+    // The trace holds the kept events only.
+    const std::string trace = p.chrome_trace();
+    size_t n = 0;
+    for (size_t at = trace.find("\"ph\":\"X\""); at != std::string::npos; at = trace.find("\"ph\":\"X\"", at + 1)) ++n;
+    CHECK(n == 10);
+    // A smaller capacity drops the oldest at once; clear starts over.
+    p.set_capacity(3);
+    CHECK(p.events().size() == 3);
+    CHECK(p.event_count() == 1500);
+    CHECK(p.stats()[0].count == 1000);
+    p.clear();
+    CHECK(p.event_count() == 0);
+    CHECK(p.stats().empty());
+    CHECK(p.table().find("submissions") == std::string::npos);
+}
