@@ -159,7 +159,8 @@ ContextState::~ContextState() {
 }
 
 void ContextState::record(Node node) {
-    if (capture_) {
+    std::lock_guard guard(mutex_);
+    if (capture_ && capture_thread_ == std::this_thread::get_id()) {
         capture_->nodes.push_back(std::move(node));
         return;
     }
@@ -171,11 +172,16 @@ void ContextState::record(Node node) {
 }
 
 void ContextState::begin_capture(GraphIR* target) {
+    std::lock_guard guard(mutex_);
     if (capture_) throw InvalidArgument("a graph capture is already in progress on this context");
     capture_ = target;
+    capture_thread_ = std::this_thread::get_id();
 }
 
-void ContextState::end_capture() { capture_ = nullptr; }
+void ContextState::end_capture() {
+    std::lock_guard guard(mutex_);
+    capture_ = nullptr;
+}
 
 Submission ContextState::prepare(GraphIR& graph, Plan& plan, bool reusable) {
     const bool timing = options_.timing != Timing::off && device_->info().timestamps;
@@ -262,6 +268,7 @@ uint64_t ContextState::submit(Submission& sub) {
 }
 
 uint64_t ContextState::flush() {
+    std::lock_guard guard(mutex_);
     if (pending_.empty()) return next_serial_ - 1;
     GraphIR graph = std::move(pending_);
     pending_ = {};
@@ -274,6 +281,7 @@ uint64_t ContextState::flush() {
 }
 
 void ContextState::wait(uint64_t serial) {
+    std::lock_guard guard(mutex_);
     if (serial <= completed_) return;
     for (auto& f : in_flight_) {
         if (f.serial < serial) continue;
@@ -297,6 +305,7 @@ void ContextState::wait(uint64_t serial) {
 }
 
 void ContextState::poll() {
+    std::lock_guard guard(mutex_);
     while (!in_flight_.empty()) {
         Flight& f = in_flight_.front();
         Submission& sub = f.owned ? *f.owned : f.recorded->sub;
@@ -362,6 +371,7 @@ void ContextState::destroy(Submission& sub) {
 }
 
 void ContextState::retire(const vk::Allocation& a, uint64_t serial) {
+    std::lock_guard guard(mutex_);
     if (!a) return;
     if (serial <= completed_ && serial < next_serial_) {
         allocator_->free(a);
@@ -371,6 +381,7 @@ void ContextState::retire(const vk::Allocation& a, uint64_t serial) {
 }
 
 void ContextState::place(Storage& s) {
+    std::lock_guard guard(mutex_);
     s.alloc = allocator_->allocate(s.bytes, vk::MemoryUsage::device);
     s.buffer = s.alloc.buffer();
     s.offset = s.alloc.offset;
@@ -379,6 +390,7 @@ void ContextState::place(Storage& s) {
 }
 
 Slice ContextState::staging(VkDeviceSize size, bool hold) {
+    std::lock_guard guard(mutex_);
     if (size > staging_->capacity())
         throw InvalidArgument("staging request of " + std::to_string(size) + " bytes exceeds the ring of " +
                               std::to_string(staging_->capacity()) + " bytes");
@@ -395,17 +407,20 @@ Slice ContextState::staging(VkDeviceSize size, bool hold) {
 }
 
 void ContextState::release_staging(const Slice& s) {
+    std::lock_guard guard(mutex_);
     staging_->done(s);
     staging_->release(completed_);
 }
 
 std::unique_ptr<RecordedGraph> ContextState::record_graph(GraphIR graph) {
+    std::lock_guard guard(mutex_);
     auto g = std::make_unique<RecordedGraph>();
     g->sub = prepare(graph, g->plan, true);
     return g;
 }
 
 uint64_t ContextState::submit_recorded(RecordedGraph& g) {
+    std::lock_guard guard(mutex_);
     flush();
     if (g.in_flight) wait(g.sub.serial);
     vk::check(vkResetFences(device_->handle(), 1, &g.sub.fence), "vkResetFences");
@@ -422,6 +437,7 @@ uint64_t ContextState::submit_recorded(RecordedGraph& g) {
 }
 
 void ContextState::release_recorded(RecordedGraph& g) {
+    std::lock_guard guard(mutex_);
     if (g.in_flight) wait(g.sub.serial);
     // The arena goes back once nothing can still be running on it.
     vk::Allocation arena = g.sub.arena;
@@ -437,12 +453,14 @@ void ContextState::release_recorded(RecordedGraph& g) {
 }
 
 std::optional<std::array<uint32_t, 3>> ContextState::workgroup_size(const std::string& kernel) const {
+    std::lock_guard guard(mutex_);
     auto it = workgroup_sizes_.find(kernel);
     if (it == workgroup_sizes_.end()) return std::nullopt;
     return it->second;
 }
 
 void ContextState::set_workgroup_size(const std::string& kernel, std::array<uint32_t, 3> size) {
+    std::lock_guard guard(mutex_);
     if (size == std::array<uint32_t, 3>{0, 0, 0}) {
         workgroup_sizes_.erase(kernel);
         return;

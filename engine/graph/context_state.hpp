@@ -1,10 +1,15 @@
 #pragma once
 // Everything a Context owns: device, memory, pipelines, the pending graph and
-// the submissions in flight. Not thread-safe: one thread uses a context at a time.
+// the submissions in flight. Shared by threads through one recursive lock:
+// every member that touches the shared state takes it, and an op whose
+// recording must not interleave with another thread's (those using the kept
+// scratch) holds lock() while it records.
 #include <array>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 
@@ -67,13 +72,27 @@ public:
     /// Adds a node to the capture in progress, or to the pending graph
     /// (submitted once it holds options().flush_nodes nodes).
     void record(Node node);
-    bool capturing() const { return capture_ != nullptr; }
+    /// Whether the calling thread is capturing into a Graph (a capture
+    /// records only the calls of the thread that began it).
+    bool capturing() const {
+        std::lock_guard guard(mutex_);
+        return capture_ != nullptr && capture_thread_ == std::this_thread::get_id();
+    }
+    /// The context's lock, for a sequence of calls that must not interleave
+    /// with another thread's (recursive: members take it again inside).
+    std::unique_lock<std::recursive_mutex> lock() const { return std::unique_lock(mutex_); }
     void begin_capture(GraphIR* target);
     void end_capture();
 
     /// The serial the pending graph will be submitted with.
-    uint64_t pending_serial() const { return next_serial_; }
-    uint64_t completed_serial() const { return completed_; }
+    uint64_t pending_serial() const {
+        std::lock_guard guard(mutex_);
+        return next_serial_;
+    }
+    uint64_t completed_serial() const {
+        std::lock_guard guard(mutex_);
+        return completed_;
+    }
     /// Submits the pending graph (if any) without waiting; returns its serial.
     uint64_t flush();
     /// Waits until submission `serial` has finished.
@@ -112,7 +131,10 @@ public:
         std::shared_ptr<Storage> storage;
         bool ready = false;
     };
-    Kept& kept(const std::string& key) { return kept_[key]; }
+    Kept& kept(const std::string& key) {
+        std::lock_guard guard(mutex_);
+        return kept_[key];
+    }
 
 private:
     Submission prepare(GraphIR& graph, Plan& plan, bool reusable);
@@ -136,8 +158,10 @@ private:
     std::vector<std::pair<uint32_t, VkQueryPool>> free_queries_;  // capacity, pool
     uint32_t spin_us_ = 0;  // busy-wait this long on a fence before blocking
 
+    mutable std::recursive_mutex mutex_;
     GraphIR pending_;
     GraphIR* capture_ = nullptr;
+    std::thread::id capture_thread_;
     uint64_t next_serial_ = 1;
     uint64_t completed_ = 0;
     struct Flight {

@@ -66,6 +66,9 @@ void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
 } // namespace
 
 void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* src, size_t bytes) {
+    // One transfer at a time per context: its staging slices, waits and the
+    // storage's serials stay consistent when threads share the context.
+    const auto lock = ctx.lock();
     VkBuffer pinned;
     VkDeviceSize pinned_offset;
     const bool from_pinned = ctx.allocator().find_host(src, bytes, pinned, pinned_offset);
@@ -110,6 +113,7 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
 }
 
 void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, size_t bytes) {
+    const auto lock = ctx.lock();
     VkBuffer pinned;
     VkDeviceSize pinned_offset;
     const bool to_pinned = ctx.allocator().find_host(dst, bytes, pinned, pinned_offset);

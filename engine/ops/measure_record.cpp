@@ -68,6 +68,9 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                                  bool float64, std::optional<uint32_t> small, const Array* count) {
     const uint32_t small_slot = small.value_or(ctx_small_slot(image.state()));
     detail::ContextState& ctx = image.state();
+    // The kept counters are zero only between whole measurements: another
+    // thread's must not record between this one's passes.
+    const auto lock = ctx.lock();
     const Context c = image.context();
     const auto n = static_cast<uint32_t>(image.size());
     const uint32_t nslots = map.nslots;

@@ -163,6 +163,9 @@ Array record_batch(const Array& a, std::span<const uint32_t> ranks, const Plan& 
 // The values of the given ranks (0-based, in sorted order), or NaN for every
 // one when the array holds a NaN.
 std::map<uint32_t, double> select_ranks(const Array& a, std::vector<uint32_t> ranks) {
+    // The kept histogram is zero only between whole selections: another
+    // thread's selection must not record between this one's passes.
+    const auto lock = a.state().lock();
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     const Plan plan = plan_for(a, ranks.size());

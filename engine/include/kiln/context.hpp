@@ -103,6 +103,15 @@ struct ExternalDevice {
 
 /// Owns (or adopts) a Vulkan device and everything kiln does on it. Copies
 /// share the same underlying context.
+///
+/// Threads: a Context (and its copies) may be used from several threads at
+/// once. Every call takes the context's lock, so calls from different
+/// threads run one at a time, each op's work recorded as a whole; work
+/// recorded by different threads interleaves in the pending graph, each
+/// thread's in its own order. A Graph capture records only the calls of the
+/// thread that began it. Arrays themselves are not locked: use one Array
+/// from one thread at a time, as with NumPy arrays, and read profile() while
+/// no other thread runs work on the context.
 class Context {
 public:
     /// Picks and opens a device; throws kiln::Error when no Vulkan driver or
