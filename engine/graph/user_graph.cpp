@@ -2,6 +2,9 @@
 
 #include "graph/context_state.hpp"
 
+#include <exception>
+#include <string>
+
 namespace kiln {
 
 Graph::Graph(const Context& ctx) : ctx_(ctx), ir_(std::make_unique<detail::GraphIR>()) {}
@@ -18,10 +21,24 @@ Graph::Capture Graph::capture() {
         ctx_.state().release_recorded(*recorded_);
         recorded_.reset();
     }
+    if (!broken_.empty()) {
+        // The failed capture's nodes are incomplete: start over.
+        ir_->nodes.clear();
+        broken_.clear();
+    }
     return Capture(this);
 }
 
-Graph::Capture::~Capture() { end(); }
+Graph::Capture::Capture(Graph* g) : graph_(g), exceptions_(std::uncaught_exceptions()) {}
+
+Graph::Capture::~Capture() {
+    // Ended by an exception thrown inside its scope: the ops before the
+    // throw were recorded, the rest not, so the graph must not run as is.
+    if (graph_ && std::uncaught_exceptions() > exceptions_)
+        graph_->broken_ = "its capture ended with an exception, after recording " +
+                          std::to_string(graph_->ir_->nodes.size()) + " node(s) of an incomplete pipeline";
+    end();
+}
 
 void Graph::Capture::end() {
     if (!graph_) return;
@@ -32,6 +49,8 @@ void Graph::Capture::end() {
 
 void Graph::compile() {
     if (capturing_) throw InvalidArgument("Graph::run during its own capture; end the capture first");
+    if (!broken_.empty())
+        throw InvalidArgument("Graph::run: " + broken_ + "; capture the graph again (Graph::capture) before running it");
     if (!recorded_) {
         if (ir_->empty()) throw InvalidArgument("Graph::run: nothing was captured into this graph");
         // The recorded graph keeps the nodes; a copy stays for recompiles.

@@ -171,3 +171,29 @@ TEST_CASE("a graph pushes from and pulls into pinned buffers at every run", "[gr
     }
     CHECK(g.stats().nodes == 3);
 }
+
+TEST_CASE("a graph whose capture threw does not run until captured again", "[graph]") {
+    Context ctx = test::context();
+    Array a = Array::from(ctx, Shape{16}, std::vector<float>(16, 1.0f));
+    Array wrong = Array::zeros(ctx, Shape{3});
+    Array b, c;
+    Graph g(ctx);
+    try {
+        auto capture = g.capture();
+        b = add(a, 1.0);
+        c = add(b, wrong);  // shapes differ: throws inside the capture
+        FAIL("add of different shapes did not throw");
+    } catch (const InvalidArgument&) {
+    }
+    CHECK_THROWS_WITH(g.run(), Catch::Contains("capture ended with an exception") &&
+                                   Catch::Contains("capture the graph again"));
+    CHECK_THROWS_AS(g.launch(), InvalidArgument);
+    {
+        auto capture = g.capture();
+        b = add(a, 1.0);
+        c = multiply(b, 2.0);
+    }
+    CHECK(g.stats().nodes == 2);  // the failed capture's node is gone
+    g.run();
+    CHECK(c.to_vector<float>() == std::vector<float>(16, 4.0f));
+}

@@ -4,6 +4,7 @@
 // arrays pulled after it.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "kiln/context.hpp"
 
@@ -34,7 +35,7 @@ public:
     class Capture {
     public:
         ~Capture();
-        Capture(Capture&& o) noexcept : graph_(o.graph_) { o.graph_ = nullptr; }
+        Capture(Capture&& o) noexcept : graph_(o.graph_), exceptions_(o.exceptions_) { o.graph_ = nullptr; }
         Capture(const Capture&) = delete;
         Capture& operator=(const Capture&) = delete;
         /// Ends the capture early.
@@ -42,13 +43,16 @@ public:
 
     private:
         friend class Graph;
-        explicit Capture(Graph* g) : graph_(g) {}
+        explicit Capture(Graph* g);
         Graph* graph_;
+        int exceptions_;  // uncaught exceptions when the capture began
     };
     [[nodiscard]] Capture capture();
 
     /// Submits the graph after any pending eager work and waits for it.
-    /// Compiled on the first run; a capture after that recompiles.
+    /// Compiled on the first run; a capture after that recompiles. Throws
+    /// InvalidArgument if the last capture ended by an exception (its
+    /// nodes are incomplete): capture again first.
     void run();
     /// Submits without waiting; pulls of its outputs wait.
     void launch();
@@ -60,6 +64,7 @@ private:
     std::unique_ptr<detail::GraphIR> ir_;
     std::unique_ptr<detail::RecordedGraph> recorded_;
     bool capturing_ = false;
+    std::string broken_;  // why the last capture cannot run, if it cannot
 };
 
 } // namespace kiln
