@@ -53,6 +53,17 @@ uint32_t choose_device(const std::vector<DeviceInfo>& infos, const ContextOption
     return 0;
 }
 
+// The distinct node names of a submission, in order, for error messages.
+std::string kernel_names(const GraphIR& g) {
+    std::vector<std::string> names;
+    for (const Node& n : g.nodes)
+        if (std::find(names.begin(), names.end(), n.name()) == names.end()) names.push_back(n.name());
+    std::string s;
+    for (size_t i = 0; i < names.size() && i < 12; ++i) s += (i ? ", " : "") + names[i];
+    if (names.size() > 12) s += " and " + std::to_string(names.size() - 12) + " more";
+    return s.empty() ? "none" : s;
+}
+
 bool env_flag(const char* name, bool fallback) {
     const char* v = std::getenv(name);
     if (!v || !*v) return fallback;
@@ -133,6 +144,10 @@ ContextState::ContextState(const ContextOptions& options, const ExternalDevice* 
     profile_.set_capacity(options.profile_capacity);
     if (const char* v = std::getenv("KILN_SPIN_US"); v && *v) spin_us_ = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
     if (options.spin_wait_us) spin_us_ = *options.spin_wait_us;
+    uint64_t timeout_ms = options.fence_timeout_ms.value_or(120000);
+    if (!options.fence_timeout_ms)
+        if (const char* v = std::getenv("KILN_FENCE_TIMEOUT_MS"); v && *v) timeout_ms = std::strtoull(v, nullptr, 10);
+    fence_timeout_ns_ = timeout_ms == 0 || timeout_ms > UINT64_MAX / 1000000 ? UINT64_MAX : timeout_ms * 1000000;
 }
 
 ContextState::~ContextState() {
@@ -295,9 +310,19 @@ void ContextState::wait(uint64_t serial) {
                    std::chrono::steady_clock::now() < until) {
             }
         }
-        if (r == VK_NOT_READY) r = vkWaitForFences(device_->handle(), 1, &sub.fence, VK_TRUE, UINT64_MAX);
+        if (r == VK_NOT_READY) r = vkWaitForFences(device_->handle(), 1, &sub.fence, VK_TRUE, fence_timeout_ns_);
+        if (r == VK_TIMEOUT)
+            throw VulkanError("a submission did not finish within " + std::to_string(fence_timeout_ns_ / 1000000) +
+                                  " ms (kernels: " + kernel_names(sub.keep) +
+                                  "): a kernel that does not end, or a hung device. The wait limit is "
+                                  "ContextOptions::fence_timeout_ms (KILN_FENCE_TIMEOUT_MS); the submission may "
+                                  "still be running, so this context cannot be relied on any more",
+                              r);
         if (r == VK_ERROR_DEVICE_LOST)
-            throw VulkanError("the GPU device was lost while running kiln work (driver reset or crash)", r);
+            throw VulkanError("the GPU device was lost while running kiln work (driver reset or crash) in a "
+                              "submission of kernels: " + kernel_names(sub.keep) +
+                                  "; this context cannot be used any more, create a new one",
+                              r);
         vk::check(r, "vkWaitForFences");
         break;
     }

@@ -157,6 +157,7 @@ private:
     std::vector<VkFence> free_fences_;
     std::vector<std::pair<uint32_t, VkQueryPool>> free_queries_;  // capacity, pool
     uint32_t spin_us_ = 0;  // busy-wait this long on a fence before blocking
+    uint64_t fence_timeout_ns_ = UINT64_MAX;  // then a VulkanError names the kernels
 
     mutable std::recursive_mutex mutex_;
     GraphIR pending_;

@@ -265,3 +265,35 @@ TEST_CASE("user kernel errors are clear and leave the context usable", "[ops][ke
     k(b, b, c).push("n", 16u).push("alpha", 2.0f).grid(16);
     CHECK(c.to_vector<float>() == std::vector<float>(16, 3.0f));
 }
+
+TEST_CASE("a submission that outlasts the fence timeout is a VulkanError naming its kernels", "[ops][kernel]") {
+    ContextOptions o;
+    o.fence_timeout_ms = 1;
+    o.spin_wait_us = 0;
+    Context ctx = test::context(o);
+    // 2048 invocations, each a dependent chain of m * n = 6 * 10^7
+    // multiply-adds on a GPU (about 0.1 s on an H100); llvmpipe stops any
+    // invocation's loops after 65535 iterations in all, which still takes
+    // it well over 1 ms. It ends either way: the context's destruction
+    // waits for it.
+    Kernel k(ctx, R"(#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer X { float x[]; };
+layout(push_constant) uniform P { uint m, n; } p;
+void main() {
+    float v = x[gl_GlobalInvocationID.x];
+    for (uint i = 0; i < p.m; ++i)
+        for (uint j = 0; j < p.n; ++j) v = v * 1.0000001 + 1e-7;
+    x[gl_GlobalInvocationID.x] = v;
+}
+)", "main", {}, "spin");
+    Array x = Array::zeros(ctx, Shape{2048});
+    k(x).push("m", 1000u).push("n", 60000u).groups(32);
+    try {
+        ctx.sync();
+        FAIL("the wait did not time out");
+    } catch (const VulkanError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("did not finish within 1 ms") && Catch::Contains("spin") &&
+                                 Catch::Contains("fence_timeout_ms"));
+    }
+}

@@ -73,6 +73,11 @@ struct ContextOptions {
     /// 0: always block. Unset: $KILN_SPIN_US, else 1000 (0 on a CPU device
     /// such as lavapipe, whose work runs on the host's own cores).
     std::optional<uint32_t> spin_wait_us;
+    /// The longest the host waits for one submission before it throws a
+    /// VulkanError naming the submission's kernels (a kernel that never
+    /// ends, a hung device). 0: no limit. Unset: $KILN_FENCE_TIMEOUT_MS,
+    /// else 120000 (two minutes).
+    std::optional<uint64_t> fence_timeout_ms;
     /// Caps the bytes one shader binding may cover below the device's
     /// maxStorageBufferRange (0: the device's limit). For testing the paths
     /// that split large arrays with small ones.
