@@ -143,8 +143,9 @@ std::vector<uint8_t> gray_to_rgb_with_outlines(const HostArray& image2d,
     return rgb;
 }
 
-HostArray read_png(const std::string& path) {
-    std::vector<std::byte> file = read_file_bytes(path);
+HostArray read_png(const std::string& path) { return parse_png(read_file_bytes(path), path); }
+
+HostArray parse_png(std::span<const std::byte> file, const std::string& path) {
     static constexpr unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (file.size() < 8 || std::memcmp(file.data(), signature, 8) != 0)
         throw IoError(path + ": not a PNG file (bad signature)");

@@ -55,4 +55,8 @@ std::vector<uint8_t> gray_to_rgb_with_outlines(const HostArray& image2d,
 /// that are not PNG or are corrupt.
 HostArray read_png(const std::string& path);
 
+/// read_png on bytes already in memory; name_for_errors stands in for the
+/// path in messages (the fuzz harness feeds it).
+HostArray parse_png(std::span<const std::byte> bytes, const std::string& name_for_errors);
+
 } // namespace kiln::io
