@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "io/png.hpp"
+#include "kiln/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
