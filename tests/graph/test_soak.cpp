@@ -80,8 +80,12 @@ TEST_CASE("a long run keeps host and device memory flat", "[soak]") {
                   << rss_max / 1024 << " KiB after it; device memory in use " << device_after_warmup.in_use
                   << " then " << device_end.in_use << " bytes, reserved " << device_after_warmup.reserved
                   << " then " << device_end.reserved);
-    // Flat: host growth within allocator noise (2 MiB), device memory the same.
+    // Flat: host growth within allocator noise (2 MiB), device memory the
+    // same. Under AddressSanitizer freed memory waits in its quarantine
+    // (256 MiB), so RSS grows by design there: only the device is checked.
+#if !defined(__SANITIZE_ADDRESS__)
     CHECK(rss_max <= rss_after_warmup + (2u << 20));
+#endif
     CHECK(device_end.in_use == device_after_warmup.in_use);
     CHECK(device_end.reserved == device_after_warmup.reserved);
     CHECK(ctx.profile().events().size() <= 512);
