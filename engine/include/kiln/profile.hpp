@@ -38,6 +38,8 @@ public:
     std::string table() const;
     /// Chrome trace JSON (opens in Perfetto / chrome://tracing).
     std::string chrome_trace() const;
+    /// Writes chrome_trace() to path whole or not at all; throws IoError
+    /// with the system's reason (a missing or read-only directory...).
     void write_chrome_trace(const std::string& path) const;
 
     const std::vector<TraceEvent>& events() const { return events_; }
