@@ -64,7 +64,7 @@ TEST_CASE("kiln --json writes NaN and infinities as strings, finite numbers exac
     CHECK(plain.out == "-inf\n");
 }
 
-TEST_CASE("kappa-sigma-clip of a constant image keeps every value; histogram of no finite value is refused",
+TEST_CASE("kappa-sigma-clip of a constant image keeps every value, histogram of no finite value is refused",
           "[cli]") {
     TempDir dir;
     make_full(dir, "flat.npy", {"7", "9"}, "2.5");

@@ -68,7 +68,7 @@ TEST_CASE("clipping that takes many passes stops where the reference does", "[op
     }
 }
 
-TEST_CASE("equal values are all kept; a pass that removes every value leaves NaN, as the reference",
+TEST_CASE("equal values are all kept, a pass that removes every value leaves NaN, as the reference",
           "[ops][clip]") {
     Context ctx = test::context();
     // All equal: std 0, nothing is an outlier, every value is kept (astropy).
