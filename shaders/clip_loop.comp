@@ -11,7 +11,8 @@
 //     most SMALL values are summed directly, mean first, as NumPy does);
 //   the next range: the first v > median - kappa * std and the first
 //     v >= median + kappa * std, found by a (PROBES * L)-ary search.
-// It stops after a pass that removes nothing or after max_iters passes, as
+// It stops after a pass that removes nothing (a pass over equal values
+// removes nothing) or after max_iters passes, as
 // kiln::cpu::kappa_sigma_clip, and writes the statistics of what is left
 // (stats: median, std, mean, count, iterations; iterations 0 when there is
 // no finite value, -1 when sort_scatter could not run) and, for clip_mask,
@@ -194,12 +195,14 @@ void main() {
         const uint n = b - a;
         precise double lo = med - kappa * sd;
         precise double hi = med + kappa * sd;
-        uvec2 kept = uvec2(a, b);
-        if (n > 0u) {
-            kept = kept_range(a, b, lo, hi);
-            kept.y = max(kept.y, kept.x);  // std 0: nothing lies strictly inside
-        }
         ++iterations;
+        // Values all equal (std 0, or an interval that rounds to the
+        // median): nothing lies strictly inside, yet nothing is an outlier.
+        // All are kept and the pass constrains nothing, as in the reference
+        // (and astropy's sigma_clip). Uniform: every invocation reads the same.
+        if (n == 0u || !(lo < hi) || v(a) == v(b - 1u)) break;
+        uvec2 kept = kept_range(a, b, lo, hi);
+        kept.y = max(kept.y, kept.x);
         const uint k = kept.y - kept.x;
         if (k > 0u) {
             lo_all = max(lo_all, lo);

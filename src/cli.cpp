@@ -1,7 +1,11 @@
 #include "cli.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "io/array_file.hpp"
@@ -13,7 +17,9 @@ Context& Globals::context() {
         ContextOptions o;
         if (!device.empty()) {
             if (device.find_first_not_of("0123456789") == std::string::npos)
-                o.device_index = static_cast<uint32_t>(std::stoul(device));
+                o.device_index = static_cast<uint32_t>(
+                    parse_whole(device, "--device (a device index; `kiln devices` lists them)", 0,
+                                std::numeric_limits<uint32_t>::max()));
             else
                 o.device_name = device;
         }
@@ -27,7 +33,7 @@ void Globals::report() {
     if (!ctx) return;
     ctx->sync();
     if (profile) std::cerr << ctx->profile().table();
-    if (!trace.empty()) ctx->profile().write_chrome_trace(trace);
+    if (!trace.empty()) save_text(*this, trace, ctx->profile().chrome_trace());
 }
 
 std::vector<Registrar>& command_families() {
@@ -37,7 +43,50 @@ std::vector<Registrar>& command_families() {
 
 Array load(Globals& g, const std::string& path) { return Array::from_host(g.context(), io::read_array(path)); }
 
-void save(const Array& a, const std::string& path) { io::write_array(path, a.to_host()); }
+void save(Globals& g, const Array& a, const std::string& path) { save(g, a.to_host(), path); }
+
+namespace {
+
+// The writers' messages name the file they write, the temporary; the user
+// knows the output by its own name.
+std::string renamed(std::string message, const std::string& temporary, const std::string& path) {
+    for (size_t at = message.find(temporary); at != std::string::npos; at = message.find(temporary, at + path.size()))
+        message.replace(at, temporary.size(), path);
+    return message;
+}
+
+}  // namespace
+
+void save(Globals& g, const HostArray& a, const std::string& path) {
+    const std::string temporary = g.outputs.write_to(path);
+    try {
+        io::write_array(temporary, a);
+    } catch (const IoError& e) {
+        throw IoError(renamed(e.what(), temporary, path));
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(renamed(e.what(), temporary, path));
+    }
+}
+
+void save_text(Globals& g, const std::string& path, const std::string& text) {
+    const std::string temporary = g.outputs.write_to(path);
+    std::ofstream f(temporary, std::ios::binary | std::ios::trunc);
+    if (f) f << text;
+    if (f) f.close();
+    if (!f) throw IoError("output '" + path + "': writing failed: " + std::strerror(errno));
+}
+
+CLI::Option* add_output(CLI::App* c, Globals& g, const std::string& flags, std::string& path,
+                        const std::string& help, bool array_file) {
+    g.output_options.push_back({c, &path, array_file});
+    return c->add_option(flags, path, help);
+}
+
+void claim_array_output(Globals& g, const std::string& path) {
+    if (!io::known_array_extension(path))
+        throw IoError("output '" + path + "': unknown file type; kiln writes .npy, .fits (.fit, .fts) and .png");
+    g.outputs.claim(path);
+}
 
 bool Operand::is_number() const {
     char* end = nullptr;
@@ -67,9 +116,17 @@ std::vector<double> parse_numbers(const std::string& text, const std::string& op
 CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
                       std::function<void()> action) {
     CLI::App* sub = app.add_subcommand(name, help);
-    sub->callback([&g, action] {
+    sub->callback([&g, sub, action] {
+        // Every output is checked writable before any work is done.
+        if (!g.trace.empty()) g.outputs.claim(g.trace);
+        for (const OutputOption& o : g.output_options) {
+            if (o.command != sub || o.path->empty()) continue;
+            if (o.array_file) claim_array_output(g, *o.path);
+            else g.outputs.claim(*o.path);
+        }
         action();
         g.report();
+        g.outputs.commit();
     });
     return sub;
 }

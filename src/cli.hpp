@@ -9,8 +9,17 @@
 #include <vector>
 
 #include "kiln/kiln.hpp"
+#include "outputs.hpp"
+#include "text.hpp"
 
 namespace kiln::cli {
+
+/// An option naming an output file of a subcommand (add_output).
+struct OutputOption {
+    const CLI::App* command;
+    const std::string* path;
+    bool array_file;  ///< written by save() (.npy, .fits, .png), else text
+};
 
 /// Options every subcommand shares.
 struct Globals {
@@ -19,6 +28,11 @@ struct Globals {
     std::string trace;        ///< Chrome trace output
     bool json = false;        ///< scalars and tables as JSON
     std::optional<Context> ctx;
+    /// The running command's output files, moved into place when it succeeds.
+    Outputs outputs;
+    /// Output-file options of each subcommand (add_output), claimed before
+    /// the subcommand does any work.
+    std::vector<OutputOption> output_options;
 
     /// The context, created on first use with the chosen device.
     Context& context();
@@ -28,8 +42,21 @@ struct Globals {
 
 /// An array read from a file (.npy, .fits, .png).
 Array load(Globals& g, const std::string& path);
-/// Pulls an array and writes it (format from the extension).
-void save(const Array& a, const std::string& path);
+/// Pulls an array and writes it (format from the extension) to the
+/// temporary of output `path` (see Outputs).
+void save(Globals& g, const Array& a, const std::string& path);
+void save(Globals& g, const HostArray& a, const std::string& path);
+/// Writes text to the temporary of output `path`; IoError with the system's
+/// reason if that fails.
+void save_text(Globals& g, const std::string& path, const std::string& text);
+
+/// An option naming an output file of subcommand c: claimed (its directory
+/// checked writable, an array file's extension known) before the
+/// subcommand's action runs.
+CLI::Option* add_output(CLI::App* c, Globals& g, const std::string& flags, std::string& path,
+                        const std::string& help, bool array_file = true);
+/// Claims an array output (IoError for an extension kiln cannot write).
+void claim_array_output(Globals& g, const std::string& path);
 /// An operand that is a file or a number ("2.5").
 struct Operand {
     std::string text;
@@ -42,7 +69,9 @@ struct Operand {
 std::vector<double> parse_numbers(const std::string& text, const std::string& option,
                                   const std::string& example);
 
-/// Adds a subcommand whose action runs inside the error handling of main.
+/// Adds a subcommand whose action runs inside the error handling of main:
+/// its outputs and the trace are claimed first, then the action runs, then
+/// the profile and trace are reported and the outputs committed.
 CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const std::string& help,
                       std::function<void()> action);
 

@@ -1,8 +1,5 @@
 // Source finding subcommands: label (connected components) and measure
 // (per-label statistics as a CSV table).
-#include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -13,14 +10,6 @@
 namespace kiln::cli {
 
 namespace {
-
-// A JSON number; NaN and infinities, which JSON lacks, as null.
-std::string json_number(double v) {
-    if (!std::isfinite(v)) return "null";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 template <typename T>
 std::string json_triple(const std::array<T, 3>& a, int ndim) {
@@ -56,14 +45,6 @@ std::string stats_to_json(const std::vector<LabelStats>& stats, int ndim) {
     return o.str();
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f) throw IoError("measure: cannot open '" + path + "' for writing");
-    f << text;
-    f.close();
-    if (!f) throw IoError("measure: writing '" + path + "' failed");
-}
-
 void register_astro(CLI::App& app, Globals& g) {
     {
         auto mask = std::make_shared<std::string>();
@@ -74,14 +55,14 @@ void register_astro(CLI::App& app, Globals& g) {
                               "scipy.ndimage.label; prints the number of components",
                               [=, &g] {
                                   Labels l = label(load(g, *mask), *connectivity);
-                                  save(l.labels, *out);
+                                  save(g, l.labels, *out);
                                   if (g.json)
                                       std::cout << "{\"count\": " << l.count << "}\n";
                                   else
                                       std::cout << l.count << "\n";
                               });
         c->add_option("MASK", *mask, "Mask array file (.npy, .fits, .png)")->required();
-        c->add_option("-o,--output", *out, "Label image (int32) output file")->required();
+        add_output(c, g, "-o,--output", *out, "Label image (int32) output file")->required();
         c->add_option("--connectivity", *connectivity,
                       "Neighbours: 4 or 8 in 2-D, 6, 18 or 26 in 3-D, 2 in 1-D; 0 = faces only "
                       "(the default)")
@@ -102,7 +83,7 @@ void register_astro(CLI::App& app, Globals& g) {
                 const auto stats = measure(img, load(g, *labels), *index);
                 const int ndim = static_cast<int>(img.ndim());
                 if (!out->empty()) {
-                    write_text(*out, cpu::stats_to_csv(stats, ndim));
+                    save_text(g, *out, cpu::stats_to_csv(stats, ndim));
                     if (g.json)
                         std::cout << "{\"labels\": " << stats.size() << "}\n";
                     else
@@ -114,8 +95,7 @@ void register_astro(CLI::App& app, Globals& g) {
             });
         c->add_option("IMAGE", *image, "Image array file (.npy, .fits, .png)")->required();
         c->add_option("LABELS", *labels, "Integer label image of the same shape")->required();
-        c->add_option("-o,--output", *out,
-                      "Write the CSV table to this file instead of printing it");
+        add_output(c, g, "-o,--output", *out, "Write the CSV table to this file instead of printing it", false);
         c->add_option("--index", *index,
                       "Labels to measure, in this order (default: 1..max label)");
     }

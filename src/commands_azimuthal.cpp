@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 
 #include "cli.hpp"
 #include "io/array_file.hpp"
@@ -75,6 +76,9 @@ struct Collector {
 };
 
 void run_integrate(Globals& g, const AzimuthalArgs& a) {
+    const auto no_frames = [&] {
+        return InvalidArgument("integrate-azimuthal: '" + a.input + "' holds no frame to integrate");
+    };
     Context& ctx = g.context();
     const auto t0 = std::chrono::steady_clock::now();
     Collector out;
@@ -88,6 +92,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     if (is_h5(a.input)) {
         io::FrameStackReader reader(a.input, a.dataset);
         frames = reader.frames();
+        if (frames == 0) throw no_frames();
         const size_t rows = reader.rows(), cols = reader.cols();
         AzimuthalIntegrator integ(ctx, make_setup(a, rows, cols));
         bins = integ.bins();
@@ -120,7 +125,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
                 dec->push(std::span<const std::vector<uint8_t>>(chunks.data(), n), first,
                           a.input + " frame");
             } else {
-                const size_t frame_bytes = rows * cols * dtype_size(reader.dtype());
+                const size_t frame_bytes = byte_size(Shape{rows, cols}, reader.dtype());
                 for (size_t k = 0; k < n; ++k)
                     std::memcpy(static_cast<std::byte*>(host.data()) + k * frame_bytes, reader.read_frame(first + k).data(), frame_bytes);
                 input.push(host.data(), host.nbytes());
@@ -141,7 +146,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
         bins = integ.bins();
         radial = integ.csr().bin_centers;
         path_taken = "frames pushed from the file";
-        const size_t frame_bytes = rows * cols * dtype_size(h.dtype);
+        const size_t frame_bytes = byte_size(Shape{rows, cols}, h.dtype);
         for (size_t first = 0; first < frames; first += a.batch) {
             const size_t n = std::min(a.batch, frames - first);
             const Shape shape = n == 1 ? Shape{rows, cols} : Shape{n, rows, cols};
@@ -152,13 +157,13 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Shape shape = stack ? Shape{frames, bins} : Shape{bins};
-    io::write_array(a.output, HostArray::from(shape, out.intensity));
-    if (!a.errors.empty()) io::write_array(a.errors, HostArray::from(shape, out.sem));
-    if (!a.radial.empty()) io::write_array(a.radial, HostArray::from(Shape{bins}, radial));
+    save(g, HostArray::from(shape, out.intensity), a.output);
+    if (!a.errors.empty()) save(g, HostArray::from(shape, out.sem), a.errors);
+    if (!a.radial.empty()) save(g, HostArray::from(Shape{bins}, radial), a.radial);
     if (g.json) {
-        std::printf("{\"frames\": %zu, \"bins\": %zu, \"seconds\": %.6f, \"frames_per_second\": %.3f, "
-                    "\"path\": \"%s\"}\n",
-                    frames, bins, seconds, frames / seconds, path_taken.c_str());
+        std::printf("{\"frames\": %zu, \"bins\": %zu, \"seconds\": %s, \"frames_per_second\": %s, \"path\": %s}\n",
+                    frames, bins, json_number(seconds).c_str(), json_number(double(frames) / seconds).c_str(),
+                    json_string(path_taken).c_str());
     } else {
         std::printf("integrated %zu frame%s into %zu bins in %.3f s (%.1f frames/s, %s)\n", frames,
                     frames == 1 ? "" : "s", bins, seconds, frames / seconds, path_taken.c_str());
@@ -176,9 +181,9 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             "frames x bins float32 (bins for a single 2-D frame)",
             [a, &g] { run_integrate(g, *a); });
         c->add_option("FRAMES", a->input, "HDF5 stack (.h5, .hdf5, .nxs) or array file (.npy, .fits)")->required();
-        c->add_option("-o,--output", a->output, "Intensities (.npy)")->required();
-        c->add_option("--errors", a->errors, "Also write the standard errors of the mean (sigma) here");
-        c->add_option("--radial", a->radial, "Also write the bin centres (float64) here");
+        add_output(c, g, "-o,--output", a->output, "Intensities (.npy)")->required();
+        add_output(c, g, "--errors", a->errors, "Also write the standard errors of the mean (sigma) here");
+        add_output(c, g, "--radial", a->radial, "Also write the bin centres (float64) here");
         c->add_option("--dataset", a->dataset, "Dataset of the HDF5 stack")->capture_default_str();
         c->add_option("--dist", a->dist, "Sample to detector distance, m")->capture_default_str();
         c->add_option("--poni1", a->poni1, "PONI along the rows (y), m")->capture_default_str();
@@ -188,7 +193,9 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_option("--rot3", a->rot3, "Rotation 3, rad")->capture_default_str();
         c->add_option("--pixel", a->pixel, "Pixel size, m")->capture_default_str();
         c->add_option("--wavelength", a->wavelength, "Wavelength, m")->capture_default_str();
-        c->add_option("--bins", a->bins, "Radial bins")->capture_default_str();
+        c->add_option("--bins", a->bins, "Radial bins")
+            ->check(whole_number(1, std::numeric_limits<uint32_t>::max()))
+            ->capture_default_str();
         c->add_option("--unit", a->unit, "Radial unit")->check(CLI::IsMember({"q_nm", "2th_deg"}))->capture_default_str();
         c->add_option("--range", a->range, "Radial range LO HI (default: the unmasked pixels' extent)")
             ->expected(2);
@@ -211,7 +218,9 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_option("--kernels", a->kernels, "Pre-processing fused into the CSR kernel, or separate")
             ->check(CLI::IsMember({"fused", "separate"}))
             ->capture_default_str();
-        c->add_option("--batch", a->batch, "Frames per GPU batch")->check(CLI::PositiveNumber)->capture_default_str();
+        c->add_option("--batch", a->batch, "Frames per GPU batch")
+            ->check(whole_number(1, std::numeric_limits<uint32_t>::max()))
+            ->capture_default_str();
         c->add_flag("--cpu-decompress", a->cpu_decompress,
                     "Decode bitshuffle-LZ4 chunks on the host instead of pushing them compressed");
         c->add_option("--csr-cache", a->csr_cache, "Folder keeping the CSR matrices between runs");
@@ -232,14 +241,16 @@ void register_azimuthal(CLI::App& app, Globals& g) {
                                           "' is not bitshuffle-LZ4 with one frame per chunk; read it with any "
                                           "HDF5 tool instead");
                                   const auto chunk = reader.read_chunk(*frame);
-                                  save(bslz4_decompress(g.context(), chunk, Shape{reader.rows(), reader.cols()},
+                                  save(g, bslz4_decompress(g.context(), chunk, Shape{reader.rows(), reader.cols()},
                                                         reader.dtype(), *input + " frame " + std::to_string(*frame)),
                                        *out);
                               });
         c->add_option("FRAMES", *input, "HDF5 stack")->required();
-        c->add_option("--frame", *frame, "Frame index")->capture_default_str();
+        c->add_option("--frame", *frame, "Frame index")
+            ->check(whole_number(0, std::numeric_limits<uint64_t>::max()))
+            ->capture_default_str();
         c->add_option("--dataset", *dataset, "Dataset of the stack")->capture_default_str();
-        c->add_option("-o,--output", *out, "Output file (.npy, .fits)")->required();
+        add_output(c, g, "-o,--output", *out, "Output file (.npy, .fits)")->required();
     }
 }
 

@@ -19,11 +19,11 @@ void binary_command(CLI::App& app, Globals& g, const std::string& name, BinaryOp
         if (b->is_number()) r = binary(op, load(g, a->text), b->number());
         else if (a->is_number()) r = binary(op, load(g, b->text), a->number(), true);
         else r = binary(op, load(g, a->text), load(g, b->text));
-        save(r, *out);
+        save(g, r, *out);
     });
     c->add_option("A", a->text, "First operand: array file or number")->required();
     c->add_option("B", b->text, "Second operand: array file or number")->required();
-    c->add_option("-o,--output", *out, "Output file (.npy, .fits, .png)")->required();
+    add_output(c, g, "-o,--output", *out, "Output file (.npy, .fits, .png)")->required();
 }
 
 void compare_command(CLI::App& app, Globals& g, const std::string& name, CompareOp op) {
@@ -33,12 +33,12 @@ void compare_command(CLI::App& app, Globals& g, const std::string& name, Compare
     auto* c = add_command(app, g, name, name + ": uint8 0/1 of A " + name + " B (B an array file or a number)",
                           [=, &g] {
                               Array x = load(g, *a);
-                              save(b->is_number() ? compare(op, x, b->number()) : compare(op, x, load(g, b->text)),
+                              save(g, b->is_number() ? compare(op, x, b->number()) : compare(op, x, load(g, b->text)),
                                    *out);
                           });
     c->add_option("A", *a, "Array file")->required();
     c->add_option("B", b->text, "Array file or number")->required();
-    c->add_option("-o,--output", *out, "Output file")->required();
+    add_output(c, g, "-o,--output", *out, "Output file")->required();
 }
 
 } // namespace
@@ -72,44 +72,44 @@ void register_elementwise(CLI::App& app, Globals& g) {
             else if (a->is_number()) r = where(k, a->number(), load(g, b->text));
             else if (b->is_number()) r = where(k, load(g, a->text), b->number());
             else r = where(k, load(g, a->text), load(g, b->text));
-            save(r, *out);
+            save(g, r, *out);
         });
         c->add_option("COND", *cond, "Condition array (nonzero is true)")->required();
         c->add_option("A", a->text, "Value where true: array file or number")->required();
         c->add_option("B", b->text, "Value where false: array file or number")->required();
         c->add_option("--dtype", *dtype, "Output dtype when A and B are both numbers")->capture_default_str();
-        c->add_option("-o,--output", *out, "Output file")->required();
+        add_output(c, g, "-o,--output", *out, "Output file")->required();
     }
     {
         auto in = std::make_shared<std::string>();
         auto above = std::make_shared<double>(0);
         auto out = std::make_shared<std::string>();
         auto* c = add_command(app, g, "threshold", "uint8 1 where IMAGE > --above, else 0 (NaN gives 0)", [=, &g] {
-            save(threshold(load(g, *in), *above), *out);
+            save(g, threshold(load(g, *in), *above), *out);
         });
         c->add_option("IMAGE", *in, "Input array file")->required();
         c->add_option("--above", *above, "Threshold t: output is image > t")->required();
-        c->add_option("-o,--output", *out, "Output file")->required();
+        add_output(c, g, "-o,--output", *out, "Output file")->required();
     }
     {
         auto in = std::make_shared<std::string>();
         auto dtype = std::make_shared<std::string>();
         auto out = std::make_shared<std::string>();
         auto* c = add_command(app, g, "cast", "Convert to another dtype (float->int saturates, NaN->0)", [=, &g] {
-            save(cast(load(g, *in), parse_dtype(*dtype)), *out);
+            save(g, cast(load(g, *in), parse_dtype(*dtype)), *out);
         });
         c->add_option("A", *in, "Input array file")->required();
         c->add_option("--dtype", *dtype,
                       "float32, float64, int8, uint8, int16, uint16, int32 or uint32")->required();
-        c->add_option("-o,--output", *out, "Output file")->required();
+        add_output(c, g, "-o,--output", *out, "Output file")->required();
     }
     {
         auto in = std::make_shared<std::string>();
         auto out = std::make_shared<std::string>();
         auto* c = add_command(app, g, "copy", "Copy an array through the GPU (converts file formats)",
-                              [=, &g] { save(copy(load(g, *in)), *out); });
+                              [=, &g] { save(g, copy(load(g, *in)), *out); });
         c->add_option("A", *in, "Input array file")->required();
-        c->add_option("-o,--output", *out, "Output file")->required();
+        add_output(c, g, "-o,--output", *out, "Output file")->required();
     }
     {
         auto shape = std::make_shared<std::vector<size_t>>();
@@ -117,13 +117,15 @@ void register_elementwise(CLI::App& app, Globals& g) {
         auto dtype = std::make_shared<std::string>("float32");
         auto out = std::make_shared<std::string>();
         auto* c = add_command(app, g, "full", "A new array of one value", [=, &g] {
-            save(Array::full(g.context(), Shape::of(shape->size(), shape->data()), *value, parse_dtype(*dtype)),
+            save(g, Array::full(g.context(), Shape::of(shape->size(), shape->data()), *value, parse_dtype(*dtype)),
                  *out);
         });
-        c->add_option("--shape", *shape, "Extents in (z, y, x) order, e.g. --shape 512 512")->required();
+        c->add_option("--shape", *shape, "1 to 3 extents in (z, y, x) order, e.g. --shape 512 512")
+            ->check(whole_number(1, Shape::max_elements))
+            ->required();
         c->add_option("--value", *value, "Fill value")->capture_default_str();
         c->add_option("--dtype", *dtype, "Element type")->capture_default_str();
-        c->add_option("-o,--output", *out, "Output file")->required();
+        add_output(c, g, "-o,--output", *out, "Output file")->required();
     }
 }
 

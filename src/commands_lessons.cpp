@@ -1,11 +1,12 @@
 // The lessons' subcommands: histogram, bincount, primes, kernel (a user
 // kernel file run on array files) and tune (workgroup sizes).
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli.hpp"
-#include "io/array_file.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/primes.hpp"
@@ -24,16 +25,10 @@ Context& tuned_context(Globals& g) {
     return ctx;
 }
 
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 template <typename T> std::string json_list(const std::vector<T>& v) {
     std::string s = "[";
     for (size_t i = 0; i < v.size(); ++i) {
-        if constexpr (std::is_floating_point_v<T>) s += (i ? ", " : "") + number(v[i]);
+        if constexpr (std::is_floating_point_v<T>) s += (i ? ", " : "") + json_number(v[i]);
         else s += (i ? ", " : "") + std::to_string(v[i]);
     }
     return s + "]";
@@ -53,15 +48,22 @@ std::vector<double> split_numbers(const std::string& text, const std::string& wh
     return out;
 }
 
-std::array<uint64_t, 3> extents(const std::string& text, const std::string& what) {
-    std::vector<double> v = split_numbers(text, what);
+// "X[,Y[,Z]]" (or "XxYxZ") -> 1 to 3 whole numbers in [lo, hi].
+std::vector<uint64_t> whole_list(const std::string& text, const std::string& what, uint64_t lo, uint64_t hi) {
+    std::vector<uint64_t> v;
+    std::stringstream ss(text);
+    for (std::string f; std::getline(ss, f, text.find(',') != std::string::npos ? ',' : 'x');)
+        v.push_back(parse_whole(f, what + " '" + text + "'", lo, hi));
     if (v.empty() || v.size() > 3)
         throw InvalidArgument(what + ": '" + text + "' needs 1 to 3 extents, e.g. 1024 or 64,64");
+    return v;
+}
+
+// whole_list padded to three with ones.
+std::array<uint64_t, 3> extents(const std::string& text, const std::string& what, uint64_t lo, uint64_t hi) {
+    const std::vector<uint64_t> v = whole_list(text, what, lo, hi);
     std::array<uint64_t, 3> e{1, 1, 1};
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (v[i] < 0 || v[i] != std::floor(v[i])) throw InvalidArgument(what + ": extents are whole numbers >= 0");
-        e[i] = static_cast<uint64_t>(v[i]);
-    }
+    std::copy(v.begin(), v.end(), e.begin());
     return e;
 }
 
@@ -124,9 +126,8 @@ Array new_output(Globals& g, const std::string& spec, const std::vector<Array>& 
     DType t = inputs.empty() ? DType::float32 : inputs.front().dtype();
     if (parts.size() > 1) t = parse_dtype(parts[1]);
     if (parts.size() > 2) {
-        std::vector<size_t> d;
-        for (double v : split_numbers(parts[2], "--out " + spec)) d.push_back(static_cast<size_t>(v));
-        if (d.empty() || d.size() > 3) throw InvalidArgument("--out " + spec + ": give 1 to 3 extents, e.g. 512x512");
+        const std::vector<uint64_t> e = whole_list(parts[2], "--out " + spec, 1, Shape::max_elements);
+        const std::vector<size_t> d(e.begin(), e.end());
         return Array::zeros(g.context(), Shape::of(d.size(), d.data()), t);
     }
     if (inputs.empty())
@@ -182,8 +183,9 @@ PreparedKernel prepare_kernel(Globals& g, const KernelArgs& a) {
         if (next < positional.size()) all.push_back({m.name, parse_scalar(m, positional[next++])});
     }
     if (next < positional.size()) throw InvalidArgument("more --push values than push-constant members (" + k.signature() + ")");
-    const auto global = a.global.empty() ? std::array<uint64_t, 3>{} : extents(a.global, "--global");
-    const auto groups = a.groups.empty() ? std::array<uint64_t, 3>{} : extents(a.groups, "--groups");
+    constexpr uint64_t u32_max = std::numeric_limits<uint32_t>::max();
+    const auto global = a.global.empty() ? std::array<uint64_t, 3>{} : extents(a.global, "--global", 1, Shape::max_elements);
+    const auto groups = a.groups.empty() ? std::array<uint64_t, 3>{} : extents(a.groups, "--groups", 1, u32_max);
     p.launch = [kernel = p.kernel, arrays = p.arrays, all, global, groups] {
         Kernel::Launch l = (*kernel)(arrays);
         for (auto& [name, v] : all) l.push(name, v);
@@ -216,7 +218,7 @@ void run_tune(Globals& g, const TuneArgs& t, const std::function<void()>& op) {
     std::vector<WorkgroupSize> candidates;
     std::stringstream ss(t.candidates);
     for (std::string item; std::getline(ss, item, t.candidates.find(';') != std::string::npos ? ';' : ',');) {
-        auto e = extents(item, "--candidates");
+        auto e = extents(item, "--candidates", 1, std::numeric_limits<uint32_t>::max());
         candidates.push_back({static_cast<uint32_t>(e[0]), static_cast<uint32_t>(e[1]), static_cast<uint32_t>(e[2])});
     }
     std::string kernel = t.kernel;
@@ -231,13 +233,13 @@ void run_tune(Globals& g, const TuneArgs& t, const std::function<void()>& op) {
         if (!t.no_save && !tuning_file(ctx).empty()) std::cout << "saved to " << tuning_file(ctx) << "\n";
         return;
     }
-    std::cout << "{\"kernel\": \"" << r.kernel << "\", \"best\": " << json_list(std::vector<uint32_t>(r.best.begin(), r.best.end()))
-              << ", \"best_ms\": " << number(r.best_ms) << ", \"table\": [";
+    std::cout << "{\"kernel\": " << json_string(r.kernel) << ", \"best\": " << json_list(std::vector<uint32_t>(r.best.begin(), r.best.end()))
+              << ", \"best_ms\": " << json_number(r.best_ms) << ", \"table\": [";
     for (size_t i = 0; i < r.table.size(); ++i) {
         const TuneEntry& e = r.table[i];
         std::cout << (i ? ", " : "") << "{\"size\": " << json_list(std::vector<uint32_t>(e.size.begin(), e.size.end()))
-                  << ", \"ok\": " << (e.ok ? "true" : "false") << ", \"gpu_ms\": " << number(e.gpu_ms)
-                  << ", \"min_ms\": " << number(e.min_ms) << ", \"max_ms\": " << number(e.max_ms) << "}";
+                  << ", \"ok\": " << (e.ok ? "true" : "false") << ", \"gpu_ms\": " << json_number(e.gpu_ms)
+                  << ", \"min_ms\": " << json_number(e.min_ms) << ", \"max_ms\": " << json_number(e.max_ms) << "}";
     }
     std::cout << "]}\n";
 }
@@ -270,7 +272,9 @@ void register_tune(CLI::App& app, Globals& g) {
             Array c2;
             run_tune(g, *t, [&] { c2 = is_add ? add(a, b) : multiply(a, b); });
         });
-        c->add_option("--size", *size, "Elements per array")->capture_default_str();
+        c->add_option("--size", *size, "Elements per array")
+            ->check(whole_number(1, Shape::max_elements))
+            ->capture_default_str();
         c->add_option("--dtype", *dtype, "Element type")->capture_default_str();
         add_tune_options(c, *t);
     }
@@ -292,7 +296,7 @@ void register_tune(CLI::App& app, Globals& g) {
             Histogram h;
             run_tune(g, *t, [&] { h = histogram(a, *bins, r); });
         });
-        c->add_option("--size", *size, "Elements")->capture_default_str();
+        c->add_option("--size", *size, "Elements")->check(whole_number(1, Shape::max_elements))->capture_default_str();
         c->add_option("--bins", *bins, "Number of bins")->capture_default_str();
         c->add_option("--dtype", *dtype, "Element type")->capture_default_str();
         c->add_option("--range", *range, "LO,HI (default: the data's min and max)");
@@ -309,7 +313,9 @@ void register_tune(CLI::App& app, Globals& g) {
                 f = *method == "sieve" ? prime_flags_sieve(ctx, *upper) : prime_flags_trial_division(ctx, *upper);
             });
         });
-        c->add_option("--upper", *upper, "Numbers below this")->capture_default_str();
+        c->add_option("--upper", *upper, "Numbers below this")
+            ->check(whole_number(0, std::numeric_limits<uint32_t>::max()))
+            ->capture_default_str();
         c->add_option("--method", *method, "trial or sieve")->check(CLI::IsMember({"trial", "sieve"}))->capture_default_str();
         add_tune_options(c, *t);
     }
@@ -348,7 +354,7 @@ void register_lessons(CLI::App& app, Globals& g) {
                                   }
                                   Histogram h = histogram(load(g, *in), *bins, r);
                                   const std::vector<int64_t> counts = h.host_counts();
-                                  if (!out->empty()) save(h.counts, *out);
+                                  if (!out->empty()) save(g, h.counts, *out);
                                   if (g.json) {
                                       std::cout << "{\"counts\": " << json_list(counts) << ", \"edges\": " << json_list(h.edges) << "}\n";
                                       return;
@@ -361,7 +367,7 @@ void register_lessons(CLI::App& app, Globals& g) {
         c->add_option("A", *in, "Input array file")->required();
         c->add_option("--bins", *bins, "Number of bins")->capture_default_str();
         c->add_option("--range", *range, "LO,HI (default: the finite min and max)");
-        c->add_option("-o,--output", *out, "Also write the counts (uint32) to this file");
+        add_output(c, g, "-o,--output", *out, "Also write the counts (uint32) to this file");
     }
     {
         auto in = std::make_shared<std::string>(), out = std::make_shared<std::string>();
@@ -371,7 +377,7 @@ void register_lessons(CLI::App& app, Globals& g) {
                                   tuned_context(g);
                                   Array counts = bincount(load(g, *in), *minlength);
                                   const std::vector<uint32_t> v = counts.to_vector<uint32_t>();
-                                  if (!out->empty()) save(counts, *out);
+                                  if (!out->empty()) save(g, counts, *out);
                                   if (g.json) {
                                       std::cout << "{\"counts\": " << json_list(v) << "}\n";
                                       return;
@@ -380,8 +386,10 @@ void register_lessons(CLI::App& app, Globals& g) {
                                   for (size_t i = 0; i < v.size(); ++i) std::cout << i << '\t' << v[i] << '\n';
                               });
         c->add_option("A", *in, "Input array file (integers >= 0)")->required();
-        c->add_option("--minlength", *minlength, "At least this many counts")->capture_default_str();
-        c->add_option("-o,--output", *out, "Also write the counts (uint32) to this file");
+        c->add_option("--minlength", *minlength, "At least this many counts")
+            ->check(whole_number(0, std::numeric_limits<uint32_t>::max()))
+            ->capture_default_str();
+        add_output(c, g, "-o,--output", *out, "Also write the counts (uint32) to this file");
     }
     {
         auto upper = std::make_shared<uint32_t>(100000);
@@ -393,33 +401,36 @@ void register_lessons(CLI::App& app, Globals& g) {
                 *method == "trial" ? primes_trial_division(ctx, *upper) : primes_sieve(ctx, *upper);
             if (!out->empty()) {
                 if (p.empty()) throw InvalidArgument("primes: there is no prime below " + std::to_string(*upper) + " to write");
-                io::write_array(*out, HostArray::from(Shape{p.size()}, p));
+                save(g, HostArray::from(Shape{p.size()}, p), *out);
             }
             if (g.json)
-                std::cout << "{\"upper\": " << *upper << ", \"method\": \"" << *method << "\", \"count\": " << p.size() << "}\n";
+                std::cout << "{\"upper\": " << *upper << ", \"method\": " << json_string(*method) << ", \"count\": " << p.size() << "}\n";
             else
                 std::cout << p.size() << "\n";
         });
-        c->add_option("--upper", *upper, "Primes below this number")->capture_default_str();
+        c->add_option("--upper", *upper, "Primes below this number")
+            ->check(whole_number(0, std::numeric_limits<uint32_t>::max()))
+            ->capture_default_str();
         c->add_option("--method", *method, "trial (the lessons' one invocation per number) or sieve")
             ->check(CLI::IsMember({"trial", "sieve"}))
             ->capture_default_str();
-        c->add_option("-o,--output", *out, "Write the primes (uint32) to this file");
+        add_output(c, g, "-o,--output", *out, "Write the primes (uint32) to this file");
     }
     {
         auto a = std::make_shared<KernelArgs>();
         auto* c = add_command(app, g, "kernel", "Compile a GLSL compute shader and run it on array files", [=, &g] {
+            for (const std::string& spec : a->outs) claim_array_output(g, spec.substr(0, spec.find(':')));
             PreparedKernel p = prepare_kernel(g, *a);
             p.launch();
             for (auto& [index, path] : p.outputs) {
-                save(p.arrays[index], path);
+                save(g, p.arrays[index], path);
                 if (!g.json)
                     std::cout << "wrote " << path << ": " << dtype_name(p.arrays[index].dtype()) << " "
                               << p.arrays[index].shape().str() << "\n";
             }
             if (g.json) {
-                std::cout << "{\"kernel\": \"" << p.kernel->name() << "\", \"outputs\": [";
-                for (size_t i = 0; i < p.outputs.size(); ++i) std::cout << (i ? ", " : "") << "\"" << p.outputs[i].second << "\"";
+                std::cout << "{\"kernel\": " << json_string(p.kernel->name()) << ", \"outputs\": [";
+                for (size_t i = 0; i < p.outputs.size(); ++i) std::cout << (i ? ", " : "") << json_string(p.outputs[i].second);
                 std::cout << "]}\n";
             }
         });

@@ -2,8 +2,6 @@
 // argmin, argmax, count-nonzero (whole array, or along --axis into -o),
 // median, percentile and kappa-sigma-clip. Scalars print as plain numbers,
 // or as JSON with --json.
-#include <cmath>
-#include <cstdio>
 #include <iostream>
 
 #include "cli.hpp"
@@ -13,16 +11,6 @@
 namespace kiln::cli {
 
 namespace {
-
-// Shortest text that reads back as the same double.
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-// A JSON number; NaN and infinities, which JSON lacks, as null.
-std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
 
 void print_scalar(const Globals& g, const std::string& key, double v) {
     if (g.json) std::cout << "{\"" << key << "\": " << json_number(v) << "}\n";
@@ -57,7 +45,7 @@ void reduction_command(CLI::App& app, Globals& g, const Reduction& r) {
         if (args->axis_option->count() > 0) {
             if (args->out.empty())
                 throw InvalidArgument(key + " --axis gives an array: name the output file with -o OUT.npy");
-            save(r.along(a, Axis{args->axis}, args->ddof), args->out);
+            save(g, r.along(a, Axis{args->axis}, args->ddof), args->out);
             return;
         }
         if (!args->out.empty())
@@ -70,7 +58,7 @@ void reduction_command(CLI::App& app, Globals& g, const Reduction& r) {
                                       "Reduce along this axis (NumPy order, negative from the end) into -o");
     if (r.has_ddof)
         c->add_option("--ddof", args->ddof, "Delta degrees of freedom: divide by n - ddof")->capture_default_str();
-    c->add_option("-o,--output", args->out, "Output file for --axis (.npy, .fits)");
+    add_output(c, g, "-o,--output", args->out, "Output file for --axis (.npy, .fits)");
 }
 
 } // namespace
@@ -127,7 +115,7 @@ void register_reduce(CLI::App& app, Globals& g) {
                                   const std::vector<double> v = percentiles(load(g, *in), qs);
                                   if (g.json) {
                                       std::cout << "{\"q\": [";
-                                      for (size_t i = 0; i < qs.size(); ++i) std::cout << (i ? ", " : "") << number(qs[i]);
+                                      for (size_t i = 0; i < qs.size(); ++i) std::cout << (i ? ", " : "") << json_number(qs[i]);
                                       std::cout << "], \"percentile\": [";
                                       for (size_t i = 0; i < v.size(); ++i) std::cout << (i ? ", " : "") << json_number(v[i]);
                                       std::cout << "]}\n";
@@ -151,7 +139,7 @@ void register_reduce(CLI::App& app, Globals& g) {
             "mean, count, iterations",
             [=, &g] {
                 const ClipResult r = kappa_sigma_clip(load(g, args->in), args->kappa, args->max_iters, !args->out.empty());
-                if (r.mask) save(*r.mask, args->out);
+                if (r.mask) save(g, *r.mask, args->out);
                 if (g.json) {
                     std::cout << "{\"median\": " << json_number(r.median) << ", \"std\": " << json_number(r.std)
                               << ", \"mean\": " << json_number(r.mean) << ", \"count\": " << r.count
@@ -164,7 +152,7 @@ void register_reduce(CLI::App& app, Globals& g) {
         c->add_option("A", args->in, "Input array file")->required();
         c->add_option("--kappa", args->kappa, "Keep values strictly inside median +- kappa * std")->capture_default_str();
         c->add_option("--max-iters", args->max_iters, "Most passes to run")->capture_default_str();
-        c->add_option("-o,--output", args->out, "Write the uint8 mask of kept elements to this file");
+        add_output(c, g, "-o,--output", args->out, "Write the uint8 mask of kept elements to this file");
     }
 }
 

@@ -12,7 +12,7 @@ std::vector<std::byte> HostArray::host_bytes(const Shape& s, DType t) {
     } catch (const std::bad_alloc&) {
     } catch (const std::length_error&) {
     }
-    throw Error("out of host memory: a " + std::string(dtype_name(t)) + " array of shape " + s.str() +
+    throw OutOfMemory("out of host memory: a " + std::string(dtype_name(t)) + " array of shape " + s.str() +
                 " needs " + std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) +
                 " MiB), which could not be allocated");
 }

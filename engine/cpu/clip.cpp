@@ -84,10 +84,16 @@ ClipResult kappa_sigma_clip(const HostArray& a, double kappa, int max_iters, boo
         const double sd = std_of(data, scratch);
         const double lo = med - kappa * sd;
         const double hi = med + kappa * sd;
+        ++iterations;
+        // Values all equal (std 0, or a std so small that the interval
+        // rounds to the median): nothing lies strictly inside, yet nothing
+        // is an outlier. Keep them all, as astropy's sigma_clip does, and
+        // let this pass constrain nothing (the mask keeps them too).
+        if (data.empty() || !(lo < hi)) break;
+        if (*std::min_element(data.begin(), data.end()) == *std::max_element(data.begin(), data.end())) break;
         size_t kept = 0;
         for (double v : data)
             if (v > lo && v < hi) data[kept++] = v;
-        ++iterations;
         const bool done = kept == data.size() || iterations == max_iters;
         data.resize(kept);
         if (kept > 0) lo_all = std::max(lo_all, lo), hi_all = std::min(hi_all, hi);

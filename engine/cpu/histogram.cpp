@@ -54,7 +54,10 @@ Outer outer_edges(std::span<const T> v, std::optional<std::pair<double, double>>
         if (!any || x > mx) mx = x;
         any = true;
     }
-    if (!any) return {0.0, 1.0, 1.0}; // NumPy's range for an empty array
+    // NumPy's range for an empty array; an array of NaN and infinities has
+    // no range to find, and NumPy refuses it.
+    if (!any && !v.empty()) throw_no_finite_range(v.size());
+    if (!any) return {0.0, 1.0, 1.0};
     if (mn == mx) {
         double lo = static_cast<double>(mn) - 0.5, hi = static_cast<double>(mx) + 0.5;
         return {lo, hi, hi - lo};
@@ -115,6 +118,12 @@ Histogram histogram_typed(std::span<const T> v, int bins,
 }
 
 } // namespace
+
+void throw_no_finite_range(size_t elements) {
+    throw InvalidArgument("histogram: none of the " + std::to_string(elements) +
+                          " values is finite (all NaN or infinite), so there is no range to take "
+                          "from them (NumPy: autodetected range is not finite); give a range");
+}
 
 Histogram histogram(const HostArray& a, int bins, std::optional<std::pair<double, double>> range) {
     if (bins <= 0)

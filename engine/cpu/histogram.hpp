@@ -22,16 +22,21 @@ struct Histogram {
 /// numpy.histogram(a, bins, range) with equal-width bins, any dtype, all
 /// elements (the shape is ignored). The range defaults to the min and max of
 /// the finite values, widened by 0.5 on each side when they are equal, and to
-/// (0, 1) when there is no finite value. Values equal to the upper edge count
+/// (0, 1) for an empty array. Values equal to the upper edge count
 /// in the last bin; values outside the range, infinities and NaN are dropped.
 /// Unlike NumPy, which raises on NaN when it has to find the range itself,
 /// kiln drops NaN in both cases. Bin indices are computed as NumPy 1.24 does
 /// (scaled offset, then one step of correction against the edges), so counts
 /// match NumPy exactly, also for values lying on an edge.
-/// Throws InvalidArgument for bins <= 0, a range with min >= max, or a range
-/// that is not finite.
+/// Throws InvalidArgument for bins <= 0, a range with min >= max, a range
+/// that is not finite, or no range when no value is finite (NumPy raises
+/// "autodetected range of [nan, nan] is not finite" there).
 Histogram histogram(const HostArray& a, int bins,
                     std::optional<std::pair<double, double>> range = {});
+
+/// The InvalidArgument histogram() (here and on the GPU) throws for an array
+/// of `elements` values none of which is finite, given no range.
+[[noreturn]] void throw_no_finite_range(size_t elements);
 
 /// numpy.bincount(a, minlength): how often each value 0..max occurs, with at
 /// least minlength entries. Integer dtypes only; throws InvalidArgument for a

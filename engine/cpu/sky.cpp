@@ -64,9 +64,14 @@ private:
 };
 
 // Accumulates in double; the image is rounded to float32 once at the end.
+// The pixels are a HostArray so that an allocation the host cannot make is
+// reported (OutOfMemory with the size) like any other array's.
 class Canvas {
 public:
-    explicit Canvas(size_t size) : size_(size), pixels_(size * size, 0.0) {}
+    explicit Canvas(size_t size)
+        : size_(size), image_(Shape{size, size}, DType::float64), pixels_(image_.as<double>()) {}
+    Canvas(const Canvas&) = delete;  // pixels_ points into image_
+    Canvas& operator=(const Canvas&) = delete;
 
     /// Adds profile(dy, dx) over the pixels within reach of (cy, cx).
     template <typename F>
@@ -80,16 +85,19 @@ public:
                 pixels_[y * size_ + x] += profile(double(y) - cy, double(x) - cx);
     }
 
-    std::vector<double>& pixels() { return pixels_; }
+    std::span<const double> pixels() const { return pixels_; }
 
 private:
     size_t size_;
-    std::vector<double> pixels_;
+    HostArray image_;
+    std::span<double> pixels_;
 };
 
 void check(const SkyParams& p) {
     const auto bad = [](const std::string& what) { throw InvalidArgument("synthetic_sky: " + what); };
-    if (p.size < 64) bad("size " + std::to_string(p.size) + " is too small; accepted: 64 or more pixels");
+    if (p.size < SkyParams::min_size || p.size > SkyParams::max_size)
+        bad("size " + std::to_string(p.size) + " is not accepted; accepted: " + std::to_string(SkyParams::min_size) +
+            " to " + std::to_string(SkyParams::max_size) + " pixels a side");
     if (!(std::isfinite(p.noise_sigma) && p.noise_sigma > 0))
         bad("noise_sigma " + std::to_string(p.noise_sigma) +
             " is not valid; accepted: finite and > 0 (Jy/beam)");
@@ -177,7 +185,7 @@ HostArray synthetic_sky(const SkyParams& params, SkyTruth* truth) {
     Rng noise(params.seed, 2);
     HostArray image(Shape{params.size, params.size}, DType::float32);
     auto out = image.as<float>();
-    const auto& sky = canvas.pixels();
+    const auto sky = canvas.pixels();
     for (size_t i = 0; i < out.size(); ++i) out[i] = float(sky[i] + params.noise_sigma * noise.normal());
     return image;
 }

@@ -13,8 +13,13 @@ namespace kiln::cpu {
 
 /// What synthetic_sky draws. Brightnesses scale with noise_sigma.
 struct SkyParams {
-    /// The image is size x size pixels; at least 64.
+    /// The image is size x size pixels, min_size to max_size.
     size_t size = 2048;
+    static constexpr size_t min_size = 64;
+    /// A 4 GiB float32 image (and its 8 GiB float64 canvas): beyond it the
+    /// image no longer fits one GPU binding on any device kiln knows, and
+    /// size * size must stay far from overflowing.
+    static constexpr size_t max_size = 32768;
     /// Standard deviation of the Gaussian noise, in Jy/beam; finite and > 0.
     double noise_sigma = 0.013;
     /// Number of compact (unresolved) Gaussian sources; >= 0.

@@ -78,7 +78,7 @@ Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
     for (const HeapInfo& h : info.heaps) largest = std::max(largest, h.size);
     if (info.max_memory_allocation) largest = std::min<uint64_t>(largest, info.max_memory_allocation);
     if (largest && bytes > largest)
-        throw InvalidArgument("a " + std::string(dtype_name(dtype)) + " array of shape " + shape.str() + " needs " +
+        throw OutOfMemory("a " + std::string(dtype_name(dtype)) + " array of shape " + shape.str() + " needs " +
                               std::to_string(bytes) + " bytes; device '" + info.name + "' can hold at most " +
                               std::to_string(largest) + " bytes in one array");
     auto s = std::make_shared<detail::Storage>(&st, bytes);

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+
+#include <unistd.h>
 
 #include "kiln/context.hpp"
 #include "kiln/error.hpp"
@@ -137,13 +141,21 @@ std::string Profile::chrome_trace() const {
 }
 
 void Profile::write_chrome_trace(const std::string& path) const {
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << chrome_trace();
-        if (!out) throw IoError("could not write trace file '" + path + "'");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw IoError("could not write trace file '" + path + "'");
+    // Written beside the destination and renamed over it, so the path never
+    // holds a partial trace; the temporary goes on failure.
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    const auto fail = [&](const char* step) {
+        const std::string reason = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw IoError("could not write trace file '" + path + "': " + step + ": " + reason);
+    };
+    errno = 0;
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) fail("cannot create it");
+    const std::string text = chrome_trace();
+    const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (std::fclose(f) != 0 || !written) fail("writing failed");
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming it into place failed");
 }
 
 double BenchmarkResult::cpu_median() const { return median_of(cpu_ms); }

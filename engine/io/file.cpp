@@ -18,20 +18,29 @@ namespace {
     throw IoError(name + ": " + what);
 }
 
-/// A fresh PATH.tmp-XXXXXX created exclusively. mkstemp is not used because
-/// it creates files with mode 0600; here the umask decides, as for PATH itself.
-File create_temporary(const std::string& path, std::string& tmp) {
+/// A fresh PREFIX + six random characters + SUFFIX, created exclusively
+/// (its name in tmp); returns the open descriptor, or -1 with errno set.
+/// mkstemp is not used because it creates files with mode 0600; here the
+/// umask decides, as for the destination itself.
+int create_exclusive(const std::string& prefix, const std::string& suffix, std::string& tmp) {
     static constexpr char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     std::random_device rd;
     for (int attempt = 0; attempt < 100; ++attempt) {
-        tmp = path + ".tmp-";
+        tmp = prefix;
         for (int i = 0; i < 6; ++i) tmp += chars[rd() % (sizeof(chars) - 1)];
+        tmp += suffix;
         int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) return File(fd, path);
-        if (errno != EEXIST)
-            fail(path, std::string("cannot create ") + tmp + ": " + std::strerror(errno));
+        if (fd >= 0 || errno != EEXIST) return fd;
     }
-    fail(path, "cannot create a temporary file next to it (every name tried exists)");
+    errno = EEXIST;
+    return -1;
+}
+
+/// A fresh PATH.tmp-XXXXXX.
+File create_temporary(const std::string& path, std::string& tmp) {
+    int fd = create_exclusive(path + ".tmp-", "", tmp);
+    if (fd < 0) fail(path, std::string("cannot create ") + tmp + ": " + std::strerror(errno));
+    return File(fd, path);
 }
 
 } // namespace
@@ -60,6 +69,19 @@ void File::read_exactly(std::span<std::byte> out) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) fail(path_, std::string("read failed: ") + std::strerror(errno));
         if (n == 0) fail(path_, "file ended early (truncated while reading?)");
+        done += size_t(n);
+    }
+}
+
+void File::read_at(uint64_t offset, std::span<std::byte> out) const {
+    size_t done = 0;
+    while (done < out.size()) {
+        ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, off_t(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(path_, std::string("read failed: ") + std::strerror(errno));
+        if (n == 0)
+            fail(path_, "file ended at byte " + std::to_string(offset + done) + ", inside " +
+                            std::to_string(out.size()) + " bytes read from byte " + std::to_string(offset));
         done += size_t(n);
     }
 }
@@ -104,6 +126,21 @@ std::error_code move_into_place(const std::string& tmp, const std::string& path)
         std::filesystem::remove(tmp, ignored);
     }
     return ec;
+}
+
+std::string create_temporary_beside(const std::string& path, std::error_code& ec) {
+    const std::filesystem::path p(path);
+    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    const std::string stem = p.stem().string(), extension = p.extension().string();
+    std::string tmp;
+    int fd = create_exclusive((dir / ("." + stem + ".kiln-")).string(), extension, tmp);
+    if (fd < 0) {
+        ec = std::error_code(errno, std::generic_category());
+        return {};
+    }
+    ::close(fd);
+    ec.clear();
+    return tmp;
 }
 
 std::vector<std::byte> read_file_bytes(const std::string& path) {

@@ -2,6 +2,7 @@
 // Plain-file helpers shared by kiln's readers and writers: whole-file reads,
 // and writes that never leave a partial file at the destination.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <system_error>
@@ -27,6 +28,9 @@ public:
     /// Reads exactly out.size() bytes; the caller has checked the file size,
     /// so running short means the file changed or the device failed.
     void read_exactly(std::span<std::byte> out);
+    /// Reads exactly out.size() bytes at offset (not moving the file
+    /// position); IoError if the file ends first.
+    void read_at(uint64_t offset, std::span<std::byte> out) const;
     /// Writes all of in, retrying short writes.
     void write_all(std::span<const std::byte> in);
     /// Flushes to disk and closes, reporting errors that close() alone would hide.
@@ -48,6 +52,13 @@ void write_file_atomically(const std::string& path,
 /// writers whose library fills the temporary itself report it in their own
 /// words; returns an empty error_code on success.
 [[nodiscard]] std::error_code move_into_place(const std::string& tmp, const std::string& path);
+
+/// Creates a new empty file in PATH's directory named .STEM.kiln-XXXXXX.EXT
+/// (PATH's stem and extension, so that writers choosing the format by the
+/// extension take it for PATH) and returns its name; on failure an empty
+/// name and the system's reason in ec. For callers that write several files
+/// and move them into place together (move_into_place) once all succeeded.
+std::string create_temporary_beside(const std::string& path, std::error_code& ec);
 
 /// Reads a whole file; throws IoError naming PATH and the system's reason.
 std::vector<std::byte> read_file_bytes(const std::string& path);

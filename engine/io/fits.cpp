@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <cstring>
 #include <limits>
 
 #include "io/file.hpp"
+#include "io/fits_guard.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -47,6 +49,8 @@ std::string cfitsio_message(int status, const std::string& path) {
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem, int status = 0) {
+    if (status == MEMORY_ALLOCATION)
+        throw OutOfMemory("FITS file '" + path + "': " + problem + ": " + cfitsio_message(status, path));
     throw IoError("FITS file '" + path + "': " + problem +
                   (status ? ": " + cfitsio_message(status, path) : std::string()));
 }
@@ -55,6 +59,9 @@ void open_for_reading(FitsHandle& h, const std::string& path) {
     fits_clear_errmsg();
     std::error_code ec;
     if (!std::filesystem::exists(path, ec) && !ec) fail(path, "no such file");
+    // Before cfitsio parses anything beyond the primary header: it trusts
+    // values a crafted file can set.
+    check_fits_file(path);
     int status = 0;
     // The disk variant takes the name literally: no "[ext]" or "!" syntax.
     if (fits_open_diskfile(&h.file, path.c_str(), READONLY, &status)) {
@@ -223,7 +230,58 @@ Shape kiln_shape(const std::vector<LONGLONG>& axes, const std::string& path) {
                        "); kiln reads at most 3 axes, after dropping "
                        "length-1 axes beyond the second");
     std::vector<size_t> dims(kept.rbegin(), kept.rend());
-    return Shape::of(dims.size(), dims.data());
+    try {
+        return Shape::of(dims.size(), dims.data());
+    } catch (const InvalidArgument& e) {
+        fail(path, "has an image of axes (" + lengths + "), which kiln cannot hold: " + e.what());
+    }
+}
+
+// "(y, x) = (3, 17)": element i of the shape in kiln's (z, y, x) order.
+std::string position(const Shape& shape, size_t i) {
+    static const char* const names[] = {"z", "y", "x"};
+    std::string axes, at;
+    for (size_t d = shape.ndim(); d-- > 0;) {
+        const std::string sep = d + 1 < shape.ndim() ? ", " : "";
+        axes = names[3 - shape.ndim() + d] + sep + axes;
+        at = std::to_string(i % shape[d]) + sep + at;
+        i /= shape[d];
+    }
+    return "(" + axes + ") = (" + at + ")";
+}
+
+// BITPIX 64 integers (with BZERO 2^63: unsigned ones) into float64, kiln's
+// widest type, refusing any value that float64 would round rather than
+// round it silently. The raw integers are read into the float64 array's own
+// bytes (8 each) and converted in place; BLANK values become NaN.
+void read_int64_exactly(FitsHandle& h, const std::string& path, HostArray& out, bool is_unsigned) {
+    int status = 0, any_null = 0;
+    LONGLONG blank = 0;
+    const bool has_blank = fits_read_key(h.file, TLONGLONG, "BLANK", &blank, nullptr, &status) == 0;
+    status = 0;
+    fits_clear_errmsg();
+    std::vector<LONGLONG> first(out.shape.ndim(), 1);
+    fits_read_pixll(h.file, is_unsigned ? TULONGLONG : TLONGLONG, first.data(), LONGLONG(out.size()), nullptr,
+                    out.data(), &any_null, &status);
+    if (status) fail(path, "cannot read the image data (truncated or corrupt file?)", status);
+    auto* raw = static_cast<std::byte*>(out.data());
+    for (size_t i = 0; i < out.size(); ++i) {
+        int64_t v = 0;
+        std::memcpy(&v, raw + 8 * i, 8);
+        const uint64_t u = uint64_t(v);
+        // BLANK is a raw value: for unsigned data the stored one is u - 2^63.
+        const bool null = has_blank && (is_unsigned ? int64_t(u ^ (uint64_t(1) << 63)) : v) == blank;
+        const double d = null ? std::numeric_limits<double>::quiet_NaN() : is_unsigned ? double(u) : double(v);
+        const bool exact = null || (is_unsigned ? d < 18446744073709551616.0 && uint64_t(d) == u
+                                                : d < 9223372036854775808.0 && int64_t(d) == v);
+        if (!exact)
+            throw IoError("FITS file '" + path + "': the BITPIX 64 value " +
+                          (is_unsigned ? std::to_string(u) : std::to_string(v)) + " at " + position(out.shape, i) +
+                          " (element " + std::to_string(i) +
+                          ") is not exactly a float64, and kiln has no 64-bit integer dtype; BITPIX 64 images "
+                          "are read when every value is (all integers up to 2^53 in magnitude are)");
+        std::memcpy(raw + 8 * i, &d, 8);
+    }
 }
 
 }  // namespace
@@ -242,15 +300,21 @@ HostArray read_fits(const std::string& path, const std::string& extension) {
     HostArray out(shape, dtype_for(bitpix, bscale, bzero, blank, path));
 
     std::vector<LONGLONG> first(axes.size(), 1);
+    constexpr double two_63 = 9223372036854775808.0;
+    if (bitpix == LONGLONG_IMG && bscale == 1.0 && (bzero == 0.0 || bzero == two_63)) {
+        read_int64_exactly(h, path, out, bzero == two_63);
+        return out;
+    }
     int any_null = 0, status = 0;
     const int type = cfitsio_type(out.dtype);
     // Tile compression stores NaN as a null value, so those need the null check.
     // Plain float images skip it: cfitsio's check would turn infinities into NaN.
     const bool compressed = fits_is_compressed_image(h.file, &status);
     if (blank || (compressed && dtype_is_float(out.dtype))) {
-        std::vector<char> is_null(out.size());
-        fits_read_pixnullll(h.file, type, first.data(), LONGLONG(out.size()), out.data(), is_null.data(),
-                            &any_null, &status);
+        HostArray null_flags(shape, DType::uint8);  // OutOfMemory, not bad_alloc, when too large
+        char* is_null = reinterpret_cast<char*>(null_flags.data());
+        fits_read_pixnullll(h.file, type, first.data(), LONGLONG(out.size()), out.data(), is_null, &any_null,
+                            &status);
         visit_dtype(out.dtype, [&](auto t) {
             using T = decltype(t);
             if constexpr (std::is_floating_point_v<T>) {

@@ -22,16 +22,27 @@ namespace kiln::io {
 ///   BITPIX   8: uint8; int8 when BZERO = -128 (and BSCALE = 1)
 ///   BITPIX  16: int16; uint16 when BZERO = 32768
 ///   BITPIX  32: int32; uint32 when BZERO = 2^31
-///   BITPIX  64: float64 (kiln has no int64; integers beyond 2^53 round)
+///   BITPIX  64: float64 (kiln has no int64): read when every value is
+///               exactly a float64 (all integers up to 2^53 in magnitude),
+///               else IoError naming the first value that is not and its
+///               position; with BZERO = 2^63 (unsigned) likewise
 ///   BITPIX -32: float32;  BITPIX -64: float64
 /// Any other BSCALE/BZERO gives float32 for 8- and 16-bit data, float64 for
 /// 32- and 64-bit. An integer image with a BLANK keyword is returned as that
 /// float type too, its blank pixels as NaN. NaN in float images stays NaN.
 ///
+/// Before cfitsio reads beyond the primary header, the file is checked by
+/// check_fits_file (fits_guard.hpp): data the file cannot hold (a header
+/// declaring more bytes than follow it, both sizes in the message) and
+/// tile-compressed images cfitsio cannot read safely are refused there, so
+/// nothing is allocated for them.
+///
 /// Throws IoError naming the file and the problem (with cfitsio's message) for
 /// a missing, unreadable, corrupt, truncated or non-FITS file, a named
 /// extension that is absent or not an image (a table), an HDU without data, or
-/// an image kiln cannot represent (more than 3 non-degenerate axes).
+/// an image kiln cannot represent (more than 3 non-degenerate axes, or more
+/// elements than kiln::Shape accepts); OutOfMemory when the host cannot hold
+/// the image.
 HostArray read_fits(const std::string& path, const std::string& extension = "");
 
 /// Writes an array as the primary image of a new FITS file, axes reversed

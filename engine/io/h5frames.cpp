@@ -161,6 +161,14 @@ FrameStackReader::FrameStackReader(const std::string& path, const std::string& d
         if (rows_ == 0 || cols_ == 0)
             throw IoError(at + ": frames of " + std::to_string(rows_) + "x" + std::to_string(cols_) +
                           " pixels; both extents must be >= 1");
+        try {
+            // Every frame, and the whole stack, must be a shape kiln can hold.
+            if (frames_ > 0) (void)Shape{frames_, rows_, cols_};
+            else (void)Shape{rows_, cols_};
+        } catch (const InvalidArgument& e) {
+            throw IoError(at + ": dataset of " + std::to_string(frames_) + " frames of " + std::to_string(rows_) + "x" +
+                          std::to_string(cols_) + " pixels, which kiln cannot hold: " + e.what());
+        }
 
         Handle type(H5Dget_type(dset_), H5Tclose);
         const auto dt = dtype_of_h5(type.get());
@@ -246,6 +254,13 @@ size_t FrameStackReader::chunk_bytes(size_t frame) const {
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) < 0 || bytes == 0)
         throw IoError(where(frame) + ": no chunk is stored for this frame" + h5_detail());
+    // A frame's chunk is its compressed bytes: bitshuffle-LZ4 adds a few
+    // bytes per block at worst. Larger claims are not a frame's chunk, and
+    // would be allocated before reading.
+    const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
+    if (bytes > frame_bytes + frame_bytes / 8 + 4096)
+        throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) + " bytes, more than a frame of " +
+                      std::to_string(frame_bytes) + " bytes takes compressed");
     return size_t(bytes);
 }
 

@@ -218,20 +218,18 @@ Header parse_header(std::span<const std::byte> bytes, const std::string& name) {
                        " dimensions; kiln reads arrays with 1, 2 or 3 dimensions");
     if (std::find(dims->begin(), dims->end(), size_t(0)) != dims->end())
         fail(name, "array is empty (a zero extent in its shape); every extent must be >= 1");
-    size_t count = 1;
-    for (size_t d : *dims) {
-        if (count > std::numeric_limits<size_t>::max() / d / dtype_size(h.dtype))
-            fail(name, "shape too large to address");
-        count *= d;
+    try {
+        h.shape = Shape::of(dims->size(), dims->data());
+    } catch (const InvalidArgument& e) {
+        fail(name, std::string("header declares an array kiln cannot hold: ") + e.what());
     }
-    h.shape = Shape::of(dims->size(), dims->data());
     h.data_offset = end;
     return h;
 }
 
 void check_data_size(const std::string& name, const Header& h, size_t have) {
     // Bytes past the data are ignored, as numpy.load ignores them.
-    size_t need = h.shape.size() * dtype_size(h.dtype);
+    const uint64_t need = byte_size(h.shape, h.dtype);
     if (have < need)
         fail(name, "truncated data (shape " + h.shape.str() + " of " +
                        std::string(dtype_name(h.dtype)) + " needs " + std::to_string(need) +

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/histogram.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -330,9 +331,10 @@ Histogram histogram(const Array& a, int bins, std::optional<std::pair<double, do
     } else {
         refuse_capture(a.context(), "histogram", "reads the automatic range back from the GPU (give a range)");
         const MinMax m = min_max(a);
-        if (m.any && m.min == m.max) {
+        if (!m.any) cpu::throw_no_finite_range(a.size());
+        if (m.min == m.max) {
             first = m.min - 0.5, last = m.max + 0.5, width = last - first;
-        } else if (m.any) {
+        } else {
             first = m.min, last = m.max, width = m.max - m.min;
             // NumPy takes the width of a float32 range in float32.
             if (f32) width = static_cast<float>(m.fmax - m.fmin);

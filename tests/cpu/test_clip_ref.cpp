@@ -84,13 +84,24 @@ TEST_CASE("kappa_sigma_clip by hand", "[cpu][clip]") {
     const auto m = f.mask->as<uint8_t>();
     CHECK(std::vector<uint8_t>(m.begin(), m.end()) == std::vector<uint8_t>{0, 1, 0, 1, 0, 1});
 
-    // Equal values: std 0 and nothing lies strictly inside; the next pass
-    // finds nothing to remove.
-    const auto e = kappa_sigma_clip(HostArray::from(Shape{3}, std::vector<int16_t>{7, 7, 7}));
-    CHECK(e.count == 0);
-    CHECK(e.iterations == 2);
-    CHECK(std::isnan(e.median));
-    CHECK(std::isnan(e.mean));
+    // Equal values: std 0, nothing is an outlier; every value is kept, as
+    // astropy's sigma_clip keeps them (it used to report count 0 and NaN).
+    const auto e = kappa_sigma_clip(HostArray::from(Shape{3}, std::vector<int16_t>{7, 7, 7}), 3.0, 100, true);
+    CHECK(e.count == 3);
+    CHECK(e.iterations == 1);
+    CHECK(e.median == 7);
+    CHECK(e.std == 0);
+    CHECK(e.mean == 7);
+    const auto em = e.mask->as<uint8_t>();
+    CHECK(std::vector<uint8_t>(em.begin(), em.end()) == std::vector<uint8_t>{1, 1, 1});
+    // Clipped down to equal values: the pass over them keeps them.
+    const auto d = kappa_sigma_clip(host({5, 5, 5, 5, 5, 5, 5, 5, 5, 1000}), 2.0, 100, true);
+    CHECK(d.count == 9);
+    CHECK(d.median == 5);
+    CHECK(d.std == 0);
+    CHECK(d.iterations == 2);
+    CHECK(d.mask->as<uint8_t>()[9] == 0);
+    CHECK(d.mask->as<uint8_t>()[0] == 1);
 }
 
 TEST_CASE("kappa_sigma_clip rejects bad arguments", "[cpu][clip]") {

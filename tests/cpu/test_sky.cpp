@@ -132,7 +132,14 @@ TEST_CASE("synthetic_sky rejects params outside their ranges", "[cpu][sky]") {
         return p;
     };
     CHECK_THROWS_WITH(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.size = 63; })),
-                      Catch::Contains("64 or more"));
+                      Catch::Contains("size 63") && Catch::Contains("accepted: 64 to 32768"));
+    // -1 read as an unsigned size, and sizes whose square overflows 64 bits:
+    // refused before anything is allocated (they used to overflow the canvas).
+    for (size_t size : {~size_t(0), size_t(1) << 32, size_t(32769)}) {
+        INFO("size " << size);
+        CHECK_THROWS_WITH(kiln::cpu::synthetic_sky(with([&](SkyParams& p) { p.size = size; })),
+                          Catch::Contains(std::to_string(size)) && Catch::Contains("accepted: 64 to 32768"));
+    }
     CHECK_THROWS_AS(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.noise_sigma = 0; })),
                     kiln::InvalidArgument);
     CHECK_THROWS_AS(kiln::cpu::synthetic_sky(

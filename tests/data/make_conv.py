@@ -375,8 +375,12 @@ def clip(a, kappa, max_iters):
         while True:
             med, std = np.median(data), np.std(data)
             lo, hi = med - kappa * std, med + kappa * std
-            kept = data[(data > lo) & (data < hi)]
             iterations += 1
+            # Values all equal (or an interval that rounds to the median):
+            # nothing is an outlier, all are kept (astropy's sigma_clip).
+            if data.size == 0 or not lo < hi or data.min() == data.max():
+                break
+            kept = data[(data > lo) & (data < hi)]
             done = kept.size == data.size or iterations == max_iters
             if kept.size:
                 lo_all, hi_all = max(lo_all, lo), min(hi_all, hi)

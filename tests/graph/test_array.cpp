@@ -41,7 +41,10 @@ TEST_CASE("bad shapes, sizes and handles give clear errors", "[array]") {
     CHECK_THROWS_WITH(Shape({huge, huge / 2, 2}), Catch::Contains("more than 2^64"));
     CHECK_NOTHROW(Shape({size_t(1) << 30, size_t(1) << 30}));
     CHECK(byte_size(Shape{size_t(1) << 30, size_t(1) << 30}, DType::float64) == uint64_t(1) << 63);
-    // More than the device holds: refused with both sizes; the host likewise.
+    // More than the device holds: refused with both sizes; the host likewise,
+    // both as OutOfMemory, which the CLI tells apart (exit code 3).
+    CHECK_THROWS_AS(Array::empty(ctx, Shape{size_t(1) << 30, size_t(1) << 30}), OutOfMemory);
+    CHECK_THROWS_AS(HostArray(Shape{size_t(1) << 30, size_t(1) << 30}, DType::float64), OutOfMemory);
     CHECK_THROWS_WITH(Array::empty(ctx, Shape{size_t(1) << 30, size_t(1) << 30}),
                       Catch::Contains("needs 4611686018427387904 bytes") && Catch::Contains("can hold at most"));
     CHECK_THROWS_WITH(HostArray(Shape{size_t(1) << 30, size_t(1) << 30}, DType::float64),

@@ -82,3 +82,16 @@ TEST_CASE("a missing Vulkan driver is a clear error", "[context]") {
     unsetenv("VK_ICD_FILENAMES");
     CHECK(test::context().device().name.size() > 0);
 }
+
+TEST_CASE("a trace that cannot be written says why and leaves nothing behind", "[context][profile]") {
+    kiln::Context ctx = kiln::test::context();
+    kiln::Array a = kiln::Array::full(ctx, kiln::Shape{64}, 1.0);
+    ctx.sync();
+    kiln::test::TempDir dir;
+    const std::string missing = dir.file("no/such/dir/t.json");
+    CHECK_THROWS_WITH(ctx.profile().write_chrome_trace(missing),
+                      Catch::Contains(missing) && Catch::Contains("No such file or directory"));
+    CHECK(dir.entries() == 0);
+    ctx.profile().write_chrome_trace(dir.file("t.json"));
+    CHECK(dir.entries() == 1);
+}

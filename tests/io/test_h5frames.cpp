@@ -83,6 +83,25 @@ std::vector<uint32_t> read_via_hdf5(const std::string& path, const std::string& 
     return out;
 }
 
+// A bitshuffle-LZ4 stack at /entry/data/data of `count` copies of frame.
+void write_stack(const std::string& path, const HostArray& frame, int count) {
+    FrameStackWriter w(path, "/entry/data/data", frame.shape.y(), frame.shape.x(), frame.dtype, true);
+    for (int k = 0; k < count; ++k) w.write_frame(frame);
+    w.close();
+}
+
+// Stores `chunk` as frame `frame`'s chunk of /entry/data/data unfiltered,
+// as a crashed detector or a crafted file might leave it.
+void write_raw_chunk(const std::string& path, hsize_t frame, const std::vector<uint8_t>& chunk) {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "/entry/data/data", H5P_DEFAULT);
+    const hsize_t offset[3] = {frame, 0, 0};
+    const herr_t r = H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data());
+    H5Dclose(d);
+    H5Fclose(f);
+    REQUIRE(r >= 0);
+}
+
 }  // namespace
 
 TEST_CASE("bitshuffle-LZ4 frame stack round trip", "[io][h5frames][bslz4]") {
@@ -280,22 +299,11 @@ TEST_CASE("frame stack errors", "[io][h5frames]") {
     SECTION("a corrupt chunk gives IoError naming file, dataset and frame") {
         TempFile file("corrupt");
         const auto frame = poisson_frame<uint32_t>(9, 11, 5.0, 7);
-        {
-            FrameStackWriter w(file.path, "/entry/data/data", 9, 11, DType::uint32, true);
-            for (int k = 0; k < 3; ++k) w.write_frame(frame);
-            w.close();
-        }
+        write_stack(file.path, frame, 3);
         // Replace frame 1's chunk by a truncated copy, as a crashed detector might leave it.
         auto chunk = cpu::bslz4_compress({static_cast<const uint8_t*>(frame.data()), frame.nbytes()}, 4);
         chunk.resize(chunk.size() - 9);
-        {
-            hid_t f = H5Fopen(file.path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-            hid_t d = H5Dopen2(f, "/entry/data/data", H5P_DEFAULT);
-            const hsize_t offset[3] = {1, 0, 0};
-            REQUIRE(H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) >= 0);
-            H5Dclose(d);
-            H5Fclose(f);
-        }
+        write_raw_chunk(file.path, 1, chunk);
         FrameStackReader r(file.path);
         CHECK(same_bytes(r.read_frame(0), frame));
         CHECK_THROWS_AS(r.read_frame(1), IoError);
@@ -303,5 +311,38 @@ TEST_CASE("frame stack errors", "[io][h5frames]") {
                                                Catch::Contains("/entry/data/data") &&
                                                Catch::Contains("frame 1"));
         CHECK(same_bytes(r.read_frame(2), frame));
+    }
+}
+
+TEST_CASE("frame stacks whose sizes kiln cannot hold are refused with the sizes", "[io][h5frames][hostile]") {
+    SECTION("a stack of 2^30 frames of 2^30 x 4 pixels (2^62 elements)") {
+        TempFile file("huge");
+        {
+            hid_t f = H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            const hsize_t dims[3] = {hsize_t(1) << 30, hsize_t(1) << 30, 4}, chunk[3] = {1, 1, 4};
+            hid_t space = H5Screate_simple(3, dims, nullptr);
+            hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            H5Pset_chunk(dcpl, 3, chunk);
+            hid_t d = H5Dcreate2(f, "/d", H5T_NATIVE_UINT16, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+            REQUIRE(d >= 0);
+            H5Dclose(d);
+            H5Pclose(dcpl);
+            H5Sclose(space);
+            H5Fclose(f);
+        }
+        CHECK_THROWS_WITH(FrameStackReader(file.path, "/d"),
+                          Catch::Contains(file.path) && Catch::Contains("1073741824 frames") &&
+                              Catch::Contains("at most 2^60"));
+    }
+    SECTION("a chunk larger than any compression of a frame is not allocated") {
+        TempFile file("bigchunk");
+        const auto frame = poisson_frame<uint32_t>(9, 11, 5.0, 7);
+        write_stack(file.path, frame, 2);
+        std::vector<uint8_t> chunk(100000, 0);
+        write_raw_chunk(file.path, 1, chunk);
+        FrameStackReader r(file.path);
+        CHECK(same_bytes(r.read_frame(0), frame));
+        CHECK_THROWS_WITH(r.read_chunk(1), Catch::Contains("frame 1") && Catch::Contains("declares 100000 bytes") &&
+                                               Catch::Contains("396 bytes"));
     }
 }

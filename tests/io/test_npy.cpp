@@ -253,3 +253,35 @@ TEST_CASE("npy write is atomic", "[io][npy]") {
         CHECK(entry_count(dir.path) == 1);
     }
 }
+
+TEST_CASE("npy headers declaring shapes kiln cannot hold name the shape", "[io][npy][hostile]") {
+    // A header written by hand: magic, version 1.0, length, dict padded to 64.
+    auto npy = [](const std::string& shape) {
+        std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+        dict.append(64 - (10 + dict.size() + 1) % 64, ' ');
+        dict += '\n';
+        std::string out = "\x93NUMPY";
+        out += char(1);
+        out += char(0);
+        out += char(dict.size() & 0xff);
+        out += char(dict.size() >> 8);
+        out += dict;
+        const auto* p = reinterpret_cast<const std::byte*>(out.data());
+        return std::vector<std::byte>(p, p + out.size());
+    };
+    // 2^32 x 2^32 elements overflow 64 bits: refused by Shape, extents whole.
+    CHECK_THAT(io_error([&] { io::parse_npy(npy("(4294967296, 4294967296)"), "big.npy"); }),
+               Catch::Contains("big.npy") && Catch::Contains("(4294967296, 4294967296)") &&
+                   Catch::Contains("at most 2^60"));
+    CHECK_THAT(io_error([&] { io::parse_npy(npy("(18446744073709551615,)"), "max.npy"); }),
+               Catch::Contains("at most 2^60"));
+    // A shape Shape accepts whose bytes the file lacks: both sizes, nothing allocated.
+    CHECK_THAT(io_error([&] { io::parse_npy(npy("(1099511627776,)"), "tera.npy"); }),
+               Catch::Contains("needs 4398046511104 bytes") && Catch::Contains("the file has 0"));
+    TempDir dir;
+    const std::string path = dir.file("tera.npy");
+    const auto bytes = npy("(1048576, 1048576)");
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    CHECK_THAT(io_error([&] { io::read_npy(path); }),
+               Catch::Contains(path) && Catch::Contains("needs 4398046511104 bytes"));
+}

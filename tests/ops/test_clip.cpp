@@ -68,15 +68,29 @@ TEST_CASE("clipping that takes many passes stops where the reference does", "[op
     }
 }
 
-TEST_CASE("a pass that removes every value leaves NaN statistics, as the reference", "[ops][clip]") {
+TEST_CASE("equal values are all kept, a pass that removes every value leaves NaN, as the reference",
+          "[ops][clip]") {
     Context ctx = test::context();
-    // All equal: std 0, nothing strictly inside, the next pass sees nothing.
+    // All equal: std 0, nothing is an outlier, every value is kept (astropy).
     HostArray c = HostArray::from(Shape{5, 7}, std::vector<float>(35, 2.5f));
     check_clip(Array::from_host(ctx, c), c, 3.0, 100);
-    const ClipResult r = kappa_sigma_clip(Array::from_host(ctx, c), 3.0, 100);
-    CHECK(r.count == 0);
-    CHECK(r.iterations == 2);
-    CHECK(std::isnan(r.median));
+    const ClipResult r = kappa_sigma_clip(Array::from_host(ctx, c), 3.0, 100, true);
+    CHECK(r.count == 35);
+    CHECK(r.iterations == 1);
+    CHECK(r.median == 2.5);
+    CHECK(r.std == 0);
+    CHECK(r.mean == 2.5);
+    CHECK(r.mask->to_vector<uint8_t>() == std::vector<uint8_t>(35, 1));
+    // Large enough for the tree sums, clipped down to equal values.
+    std::vector<double> mostly(5000, -3.25);
+    mostly[17] = 1e6;
+    HostArray m = HostArray::from(Shape{5000}, mostly);
+    check_clip(Array::from_host(ctx, m), m, 3.0, 100, true);
+    CHECK(kappa_sigma_clip(Array::from_host(ctx, m)).count == 4999);
+    // Two values with kappa 1: both lie on the interval's ends, none kept.
+    HostArray two = HostArray::from(Shape{2}, std::vector<float>{1, 2});
+    check_clip(Array::from_host(ctx, two), two, 1.0, 100);
+    CHECK(kappa_sigma_clip(Array::from_host(ctx, two), 1.0).count == 0);
     // Heavy tails with kappa 1 shrink the set to nothing after many passes.
     HostArray h = noisy(Shape{127, 129}, DType::float64, 3);
     check_clip(Array::from_host(ctx, h), h, 1.0, 100);

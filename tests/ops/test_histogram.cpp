@@ -97,9 +97,20 @@ TEST_CASE("histogram drops NaN and infinities and keeps the upper edge", "[ops][
     check_histogram(ctx, h, 4, std::pair{0.0, 4.0});
     Histogram e = histogram(Array::from_host(ctx, h), 4, std::pair{0.0, 4.0});
     CHECK(e.host_counts() == std::vector<int64_t>{1, 2, 1, 2});
-    // No finite value: NumPy's range (0, 1).
-    HostArray all_nan = HostArray::from(Shape{3}, std::vector<double>{std::nan(""), INFINITY, std::nan("")});
-    check_histogram(ctx, all_nan, 2, {});
+    // No finite value and no range: refused as NumPy refuses it (it used to
+    // count nothing over (0, 1)); with a range, nothing to count.
+    for (const std::vector<double>& values :
+         {std::vector<double>{std::nan(""), INFINITY, std::nan("")}, std::vector<double>{INFINITY, -INFINITY}}) {
+        for (DType t : {DType::float32, DType::float64}) {
+            HostArray none = test::from_values({values.size()}, t, values);
+            CHECK_THROWS_WITH(histogram(Array::from_host(ctx, none), 2),
+                              Catch::Contains("none of the " + std::to_string(values.size()) + " values is finite") &&
+                                  Catch::Contains("give a range"));
+            CHECK_THROWS_AS(cpu::histogram(none, 2), InvalidArgument);
+            CHECK(histogram(Array::from_host(ctx, none), 2, std::pair{0.0, 1.0}).host_counts() ==
+                  std::vector<int64_t>{0, 0});
+        }
+    }
     // One distinct value: widened by 0.5.
     check_histogram(ctx, HostArray::from(Shape{5}, std::vector<int16_t>{-7, -7, -7, -7, -7}), 3, {});
 }

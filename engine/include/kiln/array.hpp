@@ -29,7 +29,9 @@ public:
     Array(Array&&) noexcept;
     Array& operator=(Array&&) noexcept;
 
-    /// Uninitialised array (its memory is taken when first used).
+    /// Uninitialised array (its memory is taken when first used). Throws
+    /// OutOfMemory, naming both sizes, for more bytes than the device's
+    /// largest heap or maxMemoryAllocationSize allows.
     static Array empty(const Context& ctx, Shape shape, DType dtype = DType::float32);
     static Array zeros(const Context& ctx, Shape shape, DType dtype = DType::float32);
     /// Every element set to value (converted to dtype as kiln::cast converts).

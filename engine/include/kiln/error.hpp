@@ -36,6 +36,14 @@ public:
     using Error::Error;
 };
 
+/// Memory for an array could not be had: the host could not allocate it, or
+/// it is larger than the device can hold in one array. (A Vulkan allocation
+/// that fails at run time is a VulkanError with VK_ERROR_OUT_OF_*_MEMORY.)
+class OutOfMemory : public Error {
+public:
+    using Error::Error;
+};
+
 /// A file could not be read or written, or its contents are malformed.
 class IoError : public Error {
 public:

@@ -34,8 +34,8 @@ struct Histogram {
 /// are dropped.
 ///
 /// Without a range, the range is the finite minimum and maximum, found by a
-/// reduction on the GPU (widened by 0.5 on each side when they are equal; (0,
-/// 1) when no value is finite). The edges are host values, so in that case
+/// reduction on the GPU (widened by 0.5 on each side when they are equal).
+/// The edges are host values, so in that case
 /// histogram() waits for those two numbers before it records the counting
 /// pass; with a range it records everything and returns at once.
 ///
@@ -48,7 +48,8 @@ struct Histogram {
 /// back and throw InvalidArgument there.
 ///
 /// Throws InvalidArgument for a null array, bins <= 0, a range with min >= max
-/// or that is not finite; Unsupported for arrays of 2^32 or more elements.
+/// or that is not finite, and, without a range, for an array with no finite
+/// value (as NumPy: "autodetected range ... is not finite"); Unsupported for arrays of 2^32 or more elements.
 Histogram histogram(const Array& a, int bins, std::optional<std::pair<double, double>> range = {});
 
 /// numpy.bincount(a, minlength): a uint32 array of max(max(a) + 1, minlength)

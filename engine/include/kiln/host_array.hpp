@@ -18,8 +18,8 @@ struct HostArray {
     std::vector<std::byte> bytes;
 
     HostArray() = default;
-    /// Zero-filled array of the given shape and dtype; throws kiln::Error
-    /// naming the size when the host cannot allocate it.
+    /// Zero-filled array of the given shape and dtype; throws
+    /// kiln::OutOfMemory naming the size when the host cannot allocate it.
     HostArray(Shape s, DType t) : shape(s), dtype(t), bytes(host_bytes(s, t)) {}
 
     /// Copies typed values; throws InvalidArgument if the count does not match the shape.

@@ -50,6 +50,8 @@ public:
     std::string table() const;
     /// Chrome trace JSON (opens in Perfetto / chrome://tracing) of the kept events.
     std::string chrome_trace() const;
+    /// Writes chrome_trace() to path whole or not at all; throws IoError
+    /// with the system's reason (a missing or read-only directory...).
     void write_chrome_trace(const std::string& path) const;
 
     /// The kept node timings, oldest first.

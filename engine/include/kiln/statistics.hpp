@@ -58,8 +58,12 @@ struct ClipResult {
 /// stops after the first pass that removes nothing (that pass counts in
 /// iterations, so a set that is already stable reports 1) or after max_iters
 /// passes. NaN and +-inf are ignored: never kept, never counted, never part
-/// of a statistic. If a pass removes every value (all kept values equal, so
-/// std is 0), count is 0 and median, std and mean are NaN.
+/// of a statistic. A pass over values that are all equal removes nothing
+/// (nothing lies strictly inside an interval of width 0, but nothing is an
+/// outlier either): a constant array keeps every value, with median the
+/// value and std 0, as astropy's sigma_clip. If a pass removes every value
+/// (possible for kappa <= 1, e.g. two values), count is 0 and median, std
+/// and mean are NaN.
 ///
 /// The loop runs on the GPU without a host round trip: the finite values are
 /// radix-sorted once, so every pass keeps a range of the sorted values; one

@@ -1,0 +1,263 @@
+// Hostile FITS files: headers that declare more data than the file holds,
+// crafted tile-compressed images that crash or hang cfitsio 4.2 (issue 13),
+// and BITPIX 64 values float64 cannot hold. Each must be refused with a
+// clear IoError before cfitsio or an allocation sees it.
+#include <catch2/catch.hpp>
+
+#include <fitsio.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cpu_support.hpp"
+#include "io/fits.hpp"
+#include "io/fits_header.hpp"
+
+using kiln::DType;
+using kiln::HostArray;
+using kiln::Shape;
+using kiln::test::io_error;
+using kiln::test::TempDir;
+
+namespace {
+
+// One 80-column card: "KEYWORD = value".
+std::string card(const std::string& keyword, const std::string& value) {
+    std::string c = keyword;
+    c.resize(8, ' ');
+    c += "= ";
+    c += std::string(value.size() < 20 ? 20 - value.size() : 0, ' ') + value;
+    c.resize(80, ' ');
+    return c;
+}
+
+// Cards, END and blank padding to whole 2880-byte blocks.
+std::string header(const std::vector<std::string>& cards) {
+    std::string h;
+    for (const std::string& c : cards) h += c;
+    h += std::string("END").append(77, ' ');
+    h.append((2880 - h.size() % 2880) % 2880, ' ');
+    return h;
+}
+
+std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string write(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+}
+
+// The file with the card for `keyword` (in its first header that has it,
+// after byte `from`) replaced by `replacement` (a whole card).
+std::string replace_card(std::string bytes, const std::string& keyword, const std::string& replacement,
+                         size_t from = 2880) {
+    std::string key = keyword;
+    key.resize(8, ' ');
+    for (size_t at = from; at + 80 <= bytes.size(); at += 80)
+        if (bytes.compare(at, 8, key) == 0) return bytes.replace(at, 80, replacement);
+    FAIL("no card " << keyword);
+    return bytes;
+}
+
+void ok(int status) {
+    char text[FLEN_STATUS] = {};
+    fits_get_errstatus(status, text);
+    INFO("cfitsio: " << text);
+    REQUIRE(status == 0);
+}
+
+// A 64 x 48 int16 image, tile-compressed with cfitsio (rows of 64 pixels).
+std::string compressed_file(const std::string& path, int compression) {
+    fitsfile* f = nullptr;
+    int status = 0;
+    ok(fits_create_diskfile(&f, path.c_str(), &status));
+    ok(fits_set_compression_type(f, compression, &status));
+    long axes[2] = {64, 48};
+    ok(fits_create_img(f, SHORT_IMG, 2, axes, &status));
+    std::vector<short> v(64 * 48);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = short(int(i * 37 % 2001) - 1000);
+    ok(fits_write_img(f, TSHORT, 1, LONGLONG(v.size()), v.data(), &status));
+    ok(fits_close_file(f, &status));
+    return read_all(path);
+}
+
+// Where the compressed image's HDU and its first descriptor lie.
+kiln::io::FitsHdu compressed_hdu(const std::string& path) {
+    const kiln::io::File file = kiln::io::File::open_read(path);
+    const auto hdus = kiln::io::scan_fits_headers(file, file.size());
+    REQUIRE(hdus.size() == 2);
+    REQUIRE(*hdus[1].value("TTYPE1") == "COMPRESSED_DATA");
+    return hdus[1];
+}
+
+void put_u32(std::string& bytes, size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes[at + size_t(i)] = char(v >> (24 - 8 * i));
+}
+
+}  // namespace
+
+TEST_CASE("FITS headers declaring more data than the file holds are refused before allocating",
+          "[io][fits][hostile]") {
+    TempDir dir;
+    const auto primary = [&](const std::string& name, std::vector<std::string> axes, const char* bitpix = "-32") {
+        std::vector<std::string> cards = {card("SIMPLE", "T"), card("BITPIX", bitpix),
+                                          card("NAXIS", std::to_string(axes.size()))};
+        for (size_t i = 0; i < axes.size(); ++i) cards.push_back(card("NAXIS" + std::to_string(i + 1), axes[i]));
+        return write(dir.file(name), header(cards) + std::string(2880, '\0'));
+    };
+    // Issue 13: 5,760 bytes declaring 100000 x 30000 float32 took 12 GB and
+    // 113 s to fail; now the sizes are compared first.
+    const std::string mid = primary("mid.fits", {"100000", "30000"});
+    std::string msg = io_error([&] { kiln::io::read_fits(mid); });
+    CHECK_THAT(msg, Catch::Contains(mid) && Catch::Contains("12000000000 bytes of data") &&
+                        Catch::Contains("needs 12000002880 bytes") && Catch::Contains("it has 5760"));
+    // 10^6 x 10^6 x 10^6: a shape kiln accepts, which no host holds.
+    const std::string cube = primary("cube.fits", {"1000000", "1000000", "1000000"});
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(cube); }), Catch::Contains("it has 5760"));
+    CHECK_THAT(io_error([&] { kiln::io::fits_image_extensions(cube); }), Catch::Contains("it has 5760"));
+    // 2^32 x 2^32: extents kept whole (they once read as 0), refused by Shape.
+    const std::string huge = primary("huge.fits", {"4294967296", "4294967296"});
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(huge); }),
+               Catch::Contains("(4294967296, 4294967296)") && Catch::Contains("2^60") && Catch::Contains(huge));
+    // One byte short, in an image extension after an empty primary.
+    const std::string ext = write(dir.file("ext.fits"),
+                                  header({card("SIMPLE", "T"), card("BITPIX", "8"), card("NAXIS", "0")}) +
+                                      header({card("XTENSION", "'IMAGE   '"), card("BITPIX", "16"),
+                                              card("NAXIS", "2"), card("NAXIS1", "40"), card("NAXIS2", "36"),
+                                              card("PCOUNT", "0"), card("GCOUNT", "1")}) +
+                                      std::string(2879, '\0'));
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(ext); }),
+               Catch::Contains("HDU 2 (IMAGE)") && Catch::Contains("needs 8640") && Catch::Contains("it has 8639"));
+    // Exactly enough: read.
+    const std::string exact = write(dir.file("exact.fits"),
+                                    header({card("SIMPLE", "T"), card("BITPIX", "8"), card("NAXIS", "1"),
+                                            card("NAXIS1", "10")}) + std::string(10, '\7') + std::string(2870, '\0'));
+    CHECK(kiln::io::read_fits(exact).shape == Shape{10});
+}
+
+TEST_CASE("crafted tile-compressed FITS images are refused before cfitsio reads them", "[io][fits][hostile]") {
+    TempDir dir;
+    const std::string good = dir.file("rice.fits");
+    const std::string bytes = compressed_file(good, RICE_1);
+    REQUIRE(kiln::io::read_fits(good).shape == Shape{48, 64});
+    struct Case {
+        const char* what;
+        std::string file;
+        std::vector<const char*> says;
+    };
+    const auto edit = [&](const char* keyword, const std::string& value) {
+        return replace_card(bytes, keyword, card(keyword, value));
+    };
+    const std::string long_name(70, 'C');
+    std::vector<Case> cases = {
+        {"zero tile size (SIGFPE in imcomp_get_compressed_image_par)", edit("ZTILE1", "0"), {"ZTILE1 = 0", "accepted: 1 to ZNAXIS1 = 64"}},
+        {"negative tile size", edit("ZTILE2", "-3"), {"ZTILE2 = -3"}},
+        {"tile larger than the image", edit("ZTILE1", "65"), {"ZTILE1 = 65"}},
+        {"Rice block size 0 (a division by zero)", edit("ZVAL1", "0"), {"ZVAL1 = 0", "accepted: 16 or 32"}},
+        {"unknown compression", edit("ZCMPTYPE", "'BOGUS_9 '"), {"'BOGUS_9'", "accepted: RICE_1"}},
+        {"bad ZBITPIX", edit("ZBITPIX", "12"), {"ZBITPIX = 12"}},
+        {"zero ZNAXIS", edit("ZNAXIS", "0"), {"ZNAXIS = 0", "1 to 6"}},
+        {"negative axis", edit("ZNAXIS2", "-48"), {"ZNAXIS2 = -48"}},
+        {"rows not one per tile", edit("ZNAXIS2", "4800"), {"one row per tile (4800)"}},
+        {"heap outside the data", replace_card(bytes, "ZNAME1", card("THEAP", "99999999")), {"THEAP = 99999999"}},
+        {"heap larger than the file", edit("PCOUNT", "999999999999"), {"needs", "bytes; it has"}},
+        {"column name too long for cfitsio's buffer (FORTIFY abort in ffgtbp)",
+         replace_card(bytes, "TTYPE1", card("TTYPE1", long_name)), {"TTYPE1 has 70 characters", "at most 68"}},
+        {"a non-integer tile size", edit("ZTILE1", "'abc'"), {"ZTILE1 = 'abc' is not an integer"}},
+    };
+    // An uncompressed image of 2^40 bytes claimed by a file of a few KB (one
+    // tile per row still): refused against the 16 GiB / 4096 x file bound.
+    {
+        std::string big = replace_card(bytes, "ZNAXIS1", card("ZNAXIS1", "1048576"));
+        big = replace_card(big, "ZTILE1", card("ZTILE1", "1048576"));
+        big = replace_card(big, "ZNAXIS2", card("ZNAXIS2", "48"));
+        cases.push_back({"an image far larger than the file", big, {"kiln reads at most", "4096 times the file"}});
+    }
+    {
+        std::string tiles = replace_card(bytes, "ZNAXIS1", card("ZNAXIS1", "1073741824"));
+        tiles = replace_card(tiles, "ZTILE1", card("ZTILE1", "1073741824"));
+        cases.push_back({"tiles too large for cfitsio's int arithmetic", tiles, {"2^28"}});
+    }
+    // A descriptor pointing past the heap.
+    {
+        const kiln::io::FitsHdu hdu = compressed_hdu(good);
+        std::string off = bytes;
+        put_u32(off, size_t(hdu.data_start) + 4, 0x7fffff00u);
+        cases.push_back({"a tile beyond the heap", off, {"tile 1 of 48", "beyond the heap"}});
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        INFO(c.what);
+        const std::string path = write(dir.file("bad" + std::to_string(i) + ".fits"), c.file);
+        const std::string msg = io_error([&] { kiln::io::read_fits(path); });
+        CHECK_THAT(msg, Catch::Contains(path) && Catch::Contains("HDU 2 (BINTABLE)"));
+        for (const char* s : c.says) CHECK_THAT(msg, Catch::Contains(s));
+        CHECK_THAT(io_error([&] { kiln::io::fits_image_extensions(path); }), Catch::Contains(path));
+    }
+}
+
+TEST_CASE("a GZIP tile whose stream never ends is refused, not inflated forever", "[io][fits][hostile]") {
+    TempDir dir;
+    const std::string good = dir.file("gzip.fits");
+    std::string bytes = compressed_file(good, GZIP_1);
+    REQUIRE(kiln::io::read_fits(good).shape == Shape{48, 64});
+    const kiln::io::FitsHdu hdu = compressed_hdu(good);
+    // Shorten tile 3's stream by 8 bytes (gzip's trailer and some data):
+    // cfitsio 4.2 grows its buffer without end waiting for the rest.
+    const size_t descriptor = size_t(hdu.data_start) + 2 * size_t(std::stoll(*hdu.value("NAXIS1")));
+    const auto count = uint32_t((uint8_t(bytes[descriptor]) << 24) | (uint8_t(bytes[descriptor + 1]) << 16) |
+                                (uint8_t(bytes[descriptor + 2]) << 8) | uint8_t(bytes[descriptor + 3]));
+    put_u32(bytes, descriptor, count - 8);
+    const std::string cut = write(dir.file("cut.fits"), bytes);
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(cut); }),
+               Catch::Contains("tile 3 of 48") && Catch::Contains("GZIP stream") && Catch::Contains("truncated"));
+    // Garbage instead of tile 1's stream.
+    std::string garbage = read_all(good);
+    const size_t table = 48 * size_t(std::stoll(*hdu.value("NAXIS1")));
+    const size_t heap = size_t(hdu.data_start) + (hdu.value("THEAP") ? size_t(std::stoll(*hdu.value("THEAP"))) : table);
+    for (size_t i = 0; i < 16; ++i) garbage[heap + i] ^= 0x5a;
+    const std::string bad = write(dir.file("garbage.fits"), garbage);
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(bad); }), Catch::Contains("GZIP stream"));
+}
+
+TEST_CASE("BITPIX 64 values float64 cannot hold exactly are refused, not rounded", "[io][fits][hostile]") {
+    TempDir dir;
+    const auto write_int64 = [&](const std::string& name, int bitpix, int type, const void* values, long n) {
+        const std::string path = dir.file(name);
+        fitsfile* f = nullptr;
+        int status = 0;
+        ok(fits_create_diskfile(&f, path.c_str(), &status));
+        long axes[2] = {n / 2, 2};
+        ok(fits_create_img(f, bitpix, 2, axes, &status));
+        ok(fits_write_img(f, type, 1, n, const_cast<void*>(values), &status));
+        ok(fits_close_file(f, &status));
+        return path;
+    };
+    const int64_t two53 = int64_t(1) << 53;
+    // Exactly representable, also beyond 2^53 (even numbers, powers of two).
+    const std::vector<LONGLONG> fine = {0, -1, two53, -two53, two53 + 2, int64_t(1) << 62, INT64_MIN, 12345};
+    const HostArray a = kiln::io::read_fits(write_int64("fine.fits", LONGLONG_IMG, TLONGLONG, fine.data(), 8));
+    REQUIRE(a.dtype == DType::float64);
+    for (size_t i = 0; i < fine.size(); ++i) CHECK(a.at(i) == double(fine[i]));
+    // 2^53 + 1 rounds: refused, naming it and where it is.
+    std::vector<LONGLONG> odd = fine;
+    odd[5] = two53 + 1;
+    const std::string path = write_int64("odd.fits", LONGLONG_IMG, TLONGLONG, odd.data(), 8);
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(path); }),
+               Catch::Contains("9007199254740993") && Catch::Contains("(y, x) = (1, 1)") &&
+                   Catch::Contains("element 5") && Catch::Contains("2^53"));
+    // Unsigned 64-bit (BZERO 2^63): 2^64 - 1 rounds, 2^63 does not.
+    std::vector<ULONGLONG> u = {0, uint64_t(1) << 63};
+    CHECK(kiln::io::read_fits(write_int64("u.fits", ULONGLONG_IMG, TULONGLONG, u.data(), 2)).at(1) ==
+          9223372036854775808.0);
+    u[1] = ~uint64_t(0);
+    const std::string umax = write_int64("umax.fits", ULONGLONG_IMG, TULONGLONG, u.data(), 2);
+    CHECK_THAT(io_error([&] { kiln::io::read_fits(umax); }), Catch::Contains("18446744073709551615"));
+}
