@@ -19,6 +19,15 @@ HostArray frame_of(const cpu::Geometry& g, DType t, uint64_t seed) {
     return random(Shape{g.rows, g.cols}, t, seed, 0, hi);
 }
 
+Array frame_stack(const Context& ctx, const cpu::Geometry& g, size_t n, uint64_t seed, std::vector<HostArray>& host) {
+    std::vector<uint16_t> all;
+    for (size_t k = 0; k < n; ++k) {
+        host.push_back(frame_of(g, DType::uint16, seed + k));
+        all.insert(all.end(), host.back().as<uint16_t>().begin(), host.back().as<uint16_t>().end());
+    }
+    return Array::from(ctx, Shape{n, g.rows, g.cols}, all);
+}
+
 void require_profile(const AzimuthalResult& r, const cpu::Profile1d& want, double rtol, size_t frame) {
     const cpu::Profile1d got = r.to_host(frame);
     REQUIRE(got.radial == want.radial);

@@ -3,6 +3,7 @@
 // against kiln::cpu::integrate; shared by the op tests and the stress tests.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kiln/azimuthal.hpp"
 #include "support.hpp"
@@ -18,6 +19,10 @@ cpu::Geometry larger_geometry();
 /// Positive values for every dtype (large for wide types), so bin sums do
 /// not cancel and relative tolerances mean something.
 HostArray frame_of(const cpu::Geometry& g, DType t, uint64_t seed);
+
+/// A stack of n uint16 frames (frame_of with seeds seed, seed + 1, ...) on
+/// the device; the frames themselves go to `host` for the CPU reference.
+Array frame_stack(const Context& ctx, const cpu::Geometry& g, size_t n, uint64_t seed, std::vector<HostArray>& host);
 
 /// GPU result (frame `frame` of it) against the CPU profile, bin by bin:
 /// every field to rtol (float32 results), with room for float32's own

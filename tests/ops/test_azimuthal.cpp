@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using test::frame_of;
+using test::frame_stack;
 using test::larger_geometry;
 using test::require_profile;
 using test::setup_for;
@@ -250,12 +251,7 @@ TEST_CASE("rows longer than a segment are integrated in segments merged by the l
                 REQUIRE(longest > 2 * segment);
                 REQUIRE(empty > 0);
                 std::vector<HostArray> host;
-                std::vector<uint16_t> all;
-                for (size_t k = 0; k < n; ++k) {
-                    host.push_back(frame_of(g, DType::uint16, 70 + k));
-                    all.insert(all.end(), host.back().as<uint16_t>().begin(), host.back().as<uint16_t>().end());
-                }
-                Array frames = Array::from(ctx, Shape{n, g.rows, g.cols}, all);
+                Array frames = frame_stack(ctx, g, n, 70, host);
                 AzimuthalResult r;
                 Graph graph(ctx);
                 {

@@ -16,6 +16,7 @@
 using namespace kiln;
 using namespace kiln::test::stress;
 using test::frame_of;
+using test::frame_stack;
 using test::require_profile;
 
 TEST_CASE("stress azimuthal: rows in many short segments merged by the last one", "[stress][azimuthal]") {
@@ -59,12 +60,7 @@ TEST_CASE("stress azimuthal: rows in many short segments merged by the last one"
                 longest = std::max<size_t>(longest, size_t(c.indptr[k + 1] - c.indptr[k]));
             REQUIRE(longest > 10 * l.segment);
             std::vector<HostArray> host;
-            std::vector<uint16_t> all;
-            for (size_t k = 0; k < n; ++k) {
-                host.push_back(frame_of(g, DType::uint16, 300 + 10 * rep + k));
-                all.insert(all.end(), host.back().as<uint16_t>().begin(), host.back().as<uint16_t>().end());
-            }
-            Array frames = Array::from(ctx, Shape{n, g.rows, g.cols}, all);
+            Array frames = frame_stack(ctx, g, n, 300 + 10 * rep, host);
             AzimuthalResult r;
             Graph graph(ctx);
             {
