@@ -1,6 +1,7 @@
 #include "io/fits_guard.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "io/fits_header.hpp"
@@ -21,7 +22,7 @@ constexpr uint64_t max_image_bytes = uint64_t(16) << 30;
 constexpr uint64_t max_ratio = 4096;
 constexpr int max_compress_dim = 6;  // cfitsio's MAX_COMPRESS_DIM
 
-const char* const compressions[] = {"RICE_1", "RICE_ONE", "GZIP_1", "GZIP_2", "PLIO_1", "HCOMPRESS_1", "NOCOMPRESS"};
+const char* const compressions[] = {"RICE_1", "RICE_ONE", "GZIP_1", "GZIP_2", "PLIO_1", "NOCOMPRESS"};
 
 void check_size(const FitsHdu& hdu, uint64_t file_size, const std::string& where) {
     const uint64_t bytes = *hdu.data_bytes;
@@ -50,14 +51,24 @@ int64_t required(const FitsHdu& hdu, const std::string& keyword, const std::stri
     return *v;
 }
 
-void check_rice(const FitsHdu& hdu, const std::string& where) {
+// Rice parameters as cfitsio reads them (imcomp_get_compressed_image_par):
+// ZVAL1 the block size (required), ZVAL2 bytes per pixel (4 when absent or
+// when ZNAME2 is 'NOISEBIT', the oldest files' layout), swapped when the
+// block size is below 16 and bytepix above 8 (older files).
+void check_rice(const FitsHdu& hdu, TileLayout& t, const std::string& where) {
     int64_t block = required(hdu, "ZVAL1", where);
-    int64_t bytepix = hdu.integer("ZVAL2", where).value_or(4);
-    if (block < 16 && bytepix > 8) std::swap(block, bytepix);  // old files have them the other way round
+    const std::string* name2 = hdu.value("ZNAME2");
+    std::string upper_name2 = name2 ? *name2 : std::string();
+    for (char& c : upper_name2) c = char(std::toupper(static_cast<unsigned char>(c)));
+    const bool old_format = upper_name2 == "NOISEBIT";
+    int64_t bytepix = old_format ? 4 : hdu.integer("ZVAL2", where).value_or(4);
+    if (block < 16 && bytepix > 8) std::swap(block, bytepix);
     if (block != 16 && block != 32)
         throw IoError(where + ": Rice block size ZVAL1 = " + std::to_string(block) + "; accepted: 16 or 32");
     if (bytepix != 1 && bytepix != 2 && bytepix != 4 && bytepix != 8)
         throw IoError(where + ": Rice bytes per pixel ZVAL2 = " + std::to_string(bytepix) + "; accepted: 1, 2, 4 or 8");
+    t.rice_block = int(block);
+    t.rice_bytepix = bytepix == 8 ? 4 : int(bytepix);  // cfitsio decodes 8 as 4
 }
 
 // Checks a compressed image's keywords and returns its tile layout.
@@ -65,9 +76,14 @@ TileLayout check_compressed(const FitsHdu& hdu, uint64_t file_size, const std::s
     TileLayout t;
     const std::string* type = hdu.value("ZCMPTYPE");
     if (!type) throw IoError(where + ": the required keyword ZCMPTYPE is missing");
+    if (*type == "HCOMPRESS_1")
+        throw IoError(where + ": HCOMPRESS_1 tiles are not read: cfitsio's HCOMPRESS decoder trusts the sizes in "
+                      "each tile and reads and writes past its buffers on crafted tiles (found by kiln's FITS "
+                      "fuzzer); accepted: RICE_1, GZIP_1, GZIP_2, PLIO_1, NOCOMPRESS (funpack or astropy "
+                      "can rewrite the file uncompressed)");
     if (std::find(std::begin(compressions), std::end(compressions), *type) == std::end(compressions))
         throw IoError(where + ": compression ZCMPTYPE = '" + *type +
-                      "' is unknown; accepted: RICE_1, GZIP_1, GZIP_2, PLIO_1, HCOMPRESS_1, NOCOMPRESS");
+                      "' is unknown; accepted: RICE_1, GZIP_1, GZIP_2, PLIO_1, NOCOMPRESS");
     t.compression = *type;
     const int64_t zbitpix = required(hdu, "ZBITPIX", where);
     if (zbitpix != 8 && zbitpix != 16 && zbitpix != 32 && zbitpix != 64 && zbitpix != -32 && zbitpix != -64)
@@ -92,6 +108,8 @@ TileLayout check_compressed(const FitsHdu& hdu, uint64_t file_size, const std::s
         if (__builtin_mul_overflow(pixels, uint64_t(extent), &pixels))
             throw IoError(where + ": an image of " + shape + "... pixels has more than 2^64 of them");
         t.tile_pixels *= uint64_t(tile);  // at most pixels: no overflow
+        t.extents.push_back(uint64_t(extent));
+        t.tile_dims.push_back(uint64_t(tile));
         tiles *= (uint64_t(extent) - 1) / uint64_t(tile) + 1;
     }
     if (t.tile_pixels > max_tile_pixels)
@@ -107,7 +125,7 @@ TileLayout check_compressed(const FitsHdu& hdu, uint64_t file_size, const std::s
                       " from this file (16 GiB, and at most 4096 times the file's " + std::to_string(file_size) +
                       " bytes)");
     t.tile_bytes = t.tile_pixels * std::max<uint64_t>(element, 4);  // cfitsio decodes into ints at least
-    if (*type == "RICE_1" || *type == "RICE_ONE") check_rice(hdu, where);
+    if (*type == "RICE_1" || *type == "RICE_ONE") check_rice(hdu, t, where);
 
     // The binary table: one row per tile, a heap inside the data.
     const int64_t naxis = required(hdu, "NAXIS", where), rows = required(hdu, "NAXIS2", where);
@@ -135,7 +153,9 @@ TileLayout check_compressed(const FitsHdu& hdu, uint64_t file_size, const std::s
 void check_fits_file(const std::string& path) {
     const File file = File::open_read(path);
     const uint64_t file_size = file.size();
-    for (const FitsHdu& hdu : scan_fits_headers(file, file_size)) {
+    const FitsScan scan = scan_fits(file, file_size);
+    if (!scan.problem.empty()) throw IoError("FITS file '" + path + "': " + scan.problem);
+    for (const FitsHdu& hdu : scan.hdus) {
         const std::string where = "FITS file '" + path + "': " + hdu.name();
         if (!hdu.data_bytes) {
             // An image too large to address: read_fits says so with its shape.
@@ -146,6 +166,7 @@ void check_fits_file(const std::string& path) {
         check_size(hdu, file_size, where);
         if (hdu.xtension != "BINTABLE" && hdu.xtension != "TABLE") continue;
         check_column_names(hdu, where);
+        check_table(hdu, where);
         const std::string* zimage = hdu.value("ZIMAGE");
         if (hdu.xtension == "BINTABLE" && zimage && *zimage == "T") {
             const std::string image = where + ", a tile-compressed image";

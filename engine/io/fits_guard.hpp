@@ -14,7 +14,8 @@ namespace kiln::io {
 ///    declares beyond the file's size (both sizes in the message);
 ///  - a table column name (TTYPEn) longer than 68 characters, the longest
 ///    FITS string;
-///  - a tile-compressed image (ZIMAGE = T): an unknown ZCMPTYPE; ZBITPIX
+///  - a tile-compressed image (ZIMAGE = T): an unknown ZCMPTYPE or HCOMPRESS_1
+///    (cfitsio's decoder is not safe on crafted tiles); ZBITPIX
 ///    other than 8, 16, 32, 64, -32, -64; ZNAXIS outside 1..6; a ZNAXISn or
 ///    ZTILEn below 1, a ZTILEn above its ZNAXISn; tiles of more than 2^28
 ///    pixels; a table whose rows are not one per tile or whose heap (THEAP,
@@ -22,9 +23,10 @@ namespace kiln::io {
 ///    16 GiB or 4096 times the file's size; Rice parameters (ZVAL1, ZVAL2)
 ///    outside the standard's; tile descriptors pointing outside the heap, or
 ///    an uncompressed tile larger than a tile; a GZIP tile whose stream does
-///    not end within the tile's size (each GZIP tile is inflated once here).
-/// What kiln cannot parse itself (no SIMPLE card, a header without END) is
-/// left to cfitsio, which reports it.
+///    not end within the tile's size (each GZIP tile is inflated once here);
+///  - a header cfitsio would parse that kiln might read differently
+///    (see scan_fits): an empty file, one not beginning with SIMPLE = T, a
+///    header without END, misplaced or invalid mandatory keywords.
 void check_fits_file(const std::string& path);
 
 }  // namespace kiln::io

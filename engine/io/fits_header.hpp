@@ -33,10 +33,28 @@ struct FitsHdu {
     std::string name() const;
 };
 
-/// The HDUs of the file in order, as far as they can be read: the scan stops
-/// quietly at the end of the file, at a header without END, at one lacking
-/// or garbling a mandatory keyword (SIMPLE/XTENSION, BITPIX, NAXIS, NAXISn),
-/// or after an HDU whose data size overflows: cfitsio reports those itself.
+/// The HDUs of a file, in order, and what stopped the scan.
+struct FitsScan {
+    std::vector<FitsHdu> hdus;
+    /// "" when the scan reached the end of the file, or bytes after the last
+    /// HDU that do not begin with XTENSION (cfitsio ignores those), or an HDU
+    /// whose data size overflows 64 bits (the last one listed). Otherwise
+    /// what is wrong, for a message after the file's name: an empty file, no
+    /// SIMPLE = T card first, a header without END before the file ends, a
+    /// card whose keyword field is not a keyword and blanks, or a mandatory
+    /// keyword (BITPIX, NAXIS, NAXISn, PCOUNT, GCOUNT) missing,
+    /// out of its fixed place or with a value the standard does not allow, or
+    /// a keyword describing the data (Z*, T*, NAXISn, BSCALE...) given twice
+    /// with different values.
+    std::string problem;
+};
+
+/// Reads every header of the file. cfitsio reads the mandatory keywords by
+/// place and kiln reads them by name, so both must be where the standard
+/// puts them for the two readings to agree.
+FitsScan scan_fits(const File& file, uint64_t file_size);
+
+/// scan_fits(file, file_size).hdus.
 std::vector<FitsHdu> scan_fits_headers(const File& file, uint64_t file_size);
 
 }  // namespace kiln::io

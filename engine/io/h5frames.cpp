@@ -163,11 +163,14 @@ FrameStackReader::FrameStackReader(const std::string& path, const std::string& d
                           " pixels; both extents must be >= 1");
         try {
             // Every frame, and the whole stack, must be a shape kiln can hold.
-            if (frames_ > 0) (void)Shape{frames_, rows_, cols_};
-            else (void)Shape{rows_, cols_};
+            if (frames_ > 0)
+                (void)Shape{frames_, rows_, cols_};
+            else
+                (void)Shape{rows_, cols_};
         } catch (const InvalidArgument& e) {
-            throw IoError(at + ": dataset of " + std::to_string(frames_) + " frames of " + std::to_string(rows_) + "x" +
-                          std::to_string(cols_) + " pixels, which kiln cannot hold: " + e.what());
+            throw IoError(at + ": dataset of " + std::to_string(frames_) + " frames of " +
+                          std::to_string(rows_) + "x" + std::to_string(cols_) +
+                          " pixels, which kiln cannot hold: " + e.what());
         }
 
         Handle type(H5Dget_type(dset_), H5Tclose);
@@ -181,15 +184,56 @@ FrameStackReader::FrameStackReader(const std::string& path, const std::string& d
         big_endian_ = H5Tget_order(type.get()) == H5T_ORDER_BE;
 
         Handle dcpl(H5Dget_create_plist(dset_), H5Pclose);
+        {
+            std::error_code ec;
+            file_size_ = std::filesystem::file_size(path, ec);
+            if (ec) throw IoError(path + ": cannot read its size: " + ec.message());
+            Handle fcpl(H5Fget_create_plist(file_), H5Pclose);
+            hsize_t userblock = 0;
+            H5Pget_userblock(fcpl.get(), &userblock);
+            base_ = userblock;
+        }
         if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
-            hsize_t chunk[3] = {0, 0, 0};
+            hsize_t chunk[3] = {1, 0, 0};
             H5Pget_chunk(dcpl.get(), rank, rank == 3 ? chunk : chunk + 1);
+            chunked_ = true;
+            for (int i = 0; i < 3; ++i) chunk_[i] = std::max<uint64_t>(1, chunk[i]);
             one_frame_chunks_ = (rank == 2 || chunk[0] == 1) && chunk[1] == rows_ && chunk[2] == cols_;
+            filters_ = std::max(0, H5Pget_nfilters(dcpl.get()));
+            filtered_ = filters_ > 0;
+            for (int i = 0; i < filters_ && i < 32; ++i) {
+                unsigned flags = 0, cd[16] = {};
+                size_t n_cd = 16;
+                const H5Z_filter_t id =
+                    H5Pget_filter2(dcpl.get(), unsigned(i), &flags, &n_cd, cd, 0, nullptr, nullptr);
+                if (id == bslz4_filter) bitshuffle_filters_ |= 1u << i;
+                if (H5Zfilter_avail(id) <= 0) {
+                    H5Eclear2(H5E_DEFAULT);
+                    missing_filters_ |= 1u << i;
+                    missing_ids_ += (missing_ids_.empty() ? "" : ", ") + std::to_string(id);
+                }
+            }
             if (H5Pget_nfilters(dcpl.get()) == 1) {
                 unsigned flags = 0, cd[16] = {};
                 size_t n_cd = 16;
                 const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), 0, &flags, &n_cd, cd, 0, nullptr, nullptr);
                 bslz4_ = id == bslz4_filter && n_cd >= 5 && cd[4] == bslz4_lz4 && cd[2] == dtype_size(dtype_);
+            }
+            if (bitshuffle_filters_ && !bslz4_) {
+                // HDF5 1.10 does not check the size of what a filter returns
+                // and copies a whole chunk from it: a crafted chunk through the
+                // bitshuffle plugin reads past its buffer (found by kiln's
+                // fuzzer). kiln decodes bitshuffle itself, LZ4 only.
+                unsigned flags = 0, cd[16] = {};
+                size_t n_cd = 16;
+                H5Pget_filter2(dcpl.get(), 0, &flags, &n_cd, cd, 0, nullptr, nullptr);
+                throw IoError(at + ": bitshuffle (filter 32008) " +
+                              (filters_ > 1 ? std::string("with other filters")
+                                            : "with parameters " + std::to_string(n_cd > 2 ? cd[2] : 0) +
+                                                  "-byte elements, compression " +
+                                                  std::to_string(n_cd > 4 ? cd[4] : 0)) +
+                              "; kiln reads bitshuffle-LZ4 (compression 2) as the dataset's only filter, "
+                              "with the dataset's element size");
             }
         }
     } catch (...) {
@@ -219,6 +263,15 @@ FrameStackReader& FrameStackReader::operator=(FrameStackReader&& o) noexcept {
         dtype_ = o.dtype_;
         big_endian_ = o.big_endian_;
         bslz4_ = o.bslz4_;
+        filtered_ = o.filtered_;
+        filters_ = o.filters_;
+        missing_filters_ = o.missing_filters_;
+        bitshuffle_filters_ = o.bitshuffle_filters_;
+        missing_ids_ = std::move(o.missing_ids_);
+        chunked_ = o.chunked_;
+        std::copy(std::begin(o.chunk_), std::end(o.chunk_), std::begin(chunk_));
+        file_size_ = o.file_size_;
+        base_ = o.base_;
         one_frame_chunks_ = o.one_frame_chunks_;
         rank3_ = o.rank3_;
     }
@@ -244,11 +297,73 @@ void FrameStackReader::check_frame(size_t frame) const {
                               " (0 to " + std::to_string(frames_ ? frames_ - 1 : 0) + ")");
 }
 
+template <typename F>
+void FrameStackReader::for_each_chunk(size_t frame, F&& f) const {
+    const uint64_t first = rank3_ ? frame / chunk_[0] * chunk_[0] : 0;
+    for (uint64_t r = 0; r < rows_; r += chunk_[1]) {
+        for (uint64_t c = 0; c < cols_; c += chunk_[2]) {
+            const hsize_t offset[3] = {first, r, c};
+            unsigned mask = 0;
+            haddr_t address = HADDR_UNDEF;
+            hsize_t bytes = 0;
+            if (H5Dget_chunk_info_by_coord(dset_, rank3_ ? offset : offset + 1, &mask, &address, &bytes) < 0)
+                throw IoError(where(frame) + ": its chunk index cannot be read" + h5_detail());
+            f(ChunkAt{r, c, mask, uint64_t(address), uint64_t(bytes), address != HADDR_UNDEF});
+        }
+    }
+}
+
+void FrameStackReader::check_stored(size_t frame, bool decoding) const {
+    // HDF5 trusts its chunk index: a chunk recorded past the end of the file
+    // (a truncated file, or a crafted index) makes it copy beyond its own
+    // buffers. Every chunk a frame touches must lie within the file, and an
+    // unfiltered chunk must have a chunk's size.
+    const auto beyond = [&](uint64_t address, uint64_t bytes) {
+        return address > file_size_ || base_ > file_size_ - address || bytes > file_size_ - address - base_;
+    };
+    const auto refuse = [&](uint64_t address, uint64_t bytes) {
+        throw IoError(where(frame) + ": its data at byte " + std::to_string(base_ + address) + " (" +
+                      std::to_string(bytes) + " bytes) lies beyond the end of the file (" +
+                      std::to_string(file_size_) +
+                      " bytes): the file is truncated or its chunk index is corrupt");
+    };
+    if (!chunked_) {
+        const haddr_t address = H5Dget_offset(dset_);
+        const hsize_t bytes = H5Dget_storage_size(dset_);
+        if (address != HADDR_UNDEF && beyond(address, bytes)) refuse(address, bytes);
+        return;
+    }
+    const uint64_t nominal = chunk_[0] * chunk_[1] * chunk_[2] * dtype_size(dtype_);
+    for_each_chunk(frame, [&](const ChunkAt& at) {
+        const unsigned mask = at.mask;
+        const uint64_t address = at.address, bytes = at.bytes;
+        if (!at.stored) return;  // never written: the fill value
+        if (beyond(address, bytes)) refuse(address, bytes);
+        // HDF5 passes a chunk through an optional filter it does not have
+        // as if unfiltered, copying a chunk's size from a shorter buffer.
+        if (decoding && (mask & missing_filters_) != missing_filters_)
+            throw IoError(where(frame) + ": its chunk is stored through HDF5 filter " + missing_ids_ +
+                          ", which this HDF5 does not have (install its plugin and set HDF5_PLUGIN_PATH)");
+        // A chunk whose filter mask skips every filter is stored as is.
+        const unsigned all = filters_ >= 32 ? ~0u : (1u << filters_) - 1;
+        if ((!filtered_ || (mask & all) == all) && bytes != nominal)
+            throw IoError(where(frame) + ": an unfiltered chunk of " + std::to_string(bytes) +
+                          " bytes in a dataset whose chunks hold " + std::to_string(nominal) +
+                          " (corrupt chunk index)");
+    });
+}
+
 size_t FrameStackReader::chunk_bytes(size_t frame) const {
     check_frame(frame);
     if (!one_frame_chunks_)
         throw IoError(where(frame) + ": direct chunk access needs chunks of exactly one frame (1, " +
                       std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
+    const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
+    // Without filters a chunk is the frame's bytes as stored. HDF5's chunk
+    // index need not record their size then, and a crafted index can make
+    // H5Dread_chunk copy more than H5Dget_chunk_storage_size reports, so
+    // such chunks are read as the frame's hyperslab instead (read_chunk).
+    if (!filtered_) return size_t(frame_bytes);
     HdfCall guard;
     const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
     hsize_t bytes = 0;
@@ -257,10 +372,10 @@ size_t FrameStackReader::chunk_bytes(size_t frame) const {
     // A frame's chunk is its compressed bytes: bitshuffle-LZ4 adds a few
     // bytes per block at worst. Larger claims are not a frame's chunk, and
     // would be allocated before reading.
-    const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
     if (bytes > frame_bytes + frame_bytes / 8 + 4096)
-        throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) + " bytes, more than a frame of " +
-                      std::to_string(frame_bytes) + " bytes takes compressed");
+        throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) +
+                      " bytes, more than a frame of " + std::to_string(frame_bytes) +
+                      " bytes takes compressed");
     return size_t(bytes);
 }
 
@@ -273,6 +388,14 @@ std::vector<uint8_t> FrameStackReader::read_chunk(size_t frame, uint32_t* filter
 void FrameStackReader::read_chunk(size_t frame, std::vector<uint8_t>& out, uint32_t* filter_mask) const {
     out.resize(chunk_bytes(frame));
     HdfCall guard;
+    check_stored(frame, false);
+    if (!filtered_) {
+        // The stored bytes, in the file's byte order: read with the file's own type.
+        Handle type(H5Dget_type(dset_), H5Tclose);
+        read_hyperslab(frame, type.get(), out.data());
+        if (filter_mask) *filter_mask = 0;
+        return;
+    }
     const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
     uint32_t mask = 0;
     if (H5Dread_chunk(dset_, H5P_DEFAULT, rank3_ ? offset : offset + 1, &mask, out.data()) < 0)
@@ -280,10 +403,55 @@ void FrameStackReader::read_chunk(size_t frame, std::vector<uint8_t>& out, uint3
     if (filter_mask) *filter_mask = mask;
 }
 
+void FrameStackReader::read_bslz4_chunks(size_t frame, HostArray& out) const {
+    HdfCall guard;
+    check_stored(frame, false);
+    const size_t es = dtype_size(dtype_);
+    const uint64_t nominal = chunk_[0] * chunk_[1] * chunk_[2] * es;
+    const uint64_t first = rank3_ ? frame / chunk_[0] * chunk_[0] : 0;
+    const uint64_t layer = rank3_ ? frame - first : 0;
+    std::vector<uint8_t> stored, decoded(nominal);
+    auto* dst = static_cast<uint8_t*>(out.data());
+    for_each_chunk(frame, [&](const ChunkAt& at) {
+        const uint64_t r = at.r, c = at.c, bytes = at.bytes;
+        const hsize_t offset[3] = {first, r, c};
+        uint32_t mask = at.mask;
+        if (!at.stored) {
+            std::fill(decoded.begin(), decoded.end(), uint8_t(0));  // never written: HDF5's fill value
+        } else {
+            if (bytes > nominal + nominal / 8 + 4096)
+                throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) +
+                              " bytes, more than a chunk of " + std::to_string(nominal) +
+                              " bytes takes compressed");
+            stored.resize(bytes);
+            if (H5Dread_chunk(dset_, H5P_DEFAULT, rank3_ ? offset : offset + 1, &mask, stored.data()) < 0)
+                throw IoError(where(frame) + ": reading a stored chunk failed" + h5_detail());
+            if (mask == 0) {
+                cpu::bslz4_decompress(stored, es, decoded, where(frame));
+            } else if (stored.size() == nominal) {
+                decoded = stored;  // stored unfiltered
+            } else {
+                throw IoError(where(frame) + ": unfiltered chunk of " + std::to_string(stored.size()) +
+                              " bytes for a chunk of " + std::to_string(nominal));
+            }
+        }
+        // The frame's part of the chunk, row by row.
+        const uint64_t n_rows = std::min(chunk_[1], rows_ - r), n_cols = std::min(chunk_[2], cols_ - c);
+        for (uint64_t y = 0; y < n_rows; ++y)
+            std::memcpy(dst + ((r + y) * cols_ + c) * es,
+                        decoded.data() + ((layer * chunk_[1] + y) * chunk_[2]) * es, n_cols * es);
+    });
+}
+
 HostArray FrameStackReader::read_frame(size_t frame) const {
     check_frame(frame);
     HostArray out(Shape{rows_, cols_}, dtype_);
     const size_t es = dtype_size(dtype_);
+    if (bslz4_ && !one_frame_chunks_) {
+        read_bslz4_chunks(frame, out);
+        if (big_endian_ && es > 1) byteswap_elements(out.bytes, es);
+        return out;
+    }
     if (bslz4_ && one_frame_chunks_) {
         uint32_t mask = 0;
         const std::vector<uint8_t> chunk = read_chunk(frame, &mask);
@@ -300,16 +468,20 @@ HostArray FrameStackReader::read_frame(size_t frame) const {
         return out;
     }
     HdfCall guard;
+    check_stored(frame, true);
+    read_hyperslab(frame, h5_types(dtype_).native, out.data());
+    return out;
+}
+
+void FrameStackReader::read_hyperslab(size_t frame, int64_t mem_type, void* out) const {
     Handle file_space(H5Dget_space(dset_), H5Sclose);
     const hsize_t start[3] = {hsize_t(frame), 0, 0}, count[3] = {1, rows_, cols_};
     const int skip = rank3_ ? 0 : 1;
     H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start + skip, nullptr, count + skip, nullptr);
     const hsize_t mem_dims[2] = {rows_, cols_};
     Handle mem_space(H5Screate_simple(2, mem_dims, nullptr), H5Sclose);
-    if (H5Dread(dset_, h5_types(dtype_).native, mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) <
-        0)
+    if (H5Dread(dset_, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
         throw IoError(where(frame) + ": reading failed" + h5_detail());
-    return out;
 }
 
 // ---------------------------------------------------------------- writer

@@ -43,7 +43,8 @@ public:
     /// Whether each chunk holds exactly one whole frame (needed by read_chunk).
     bool one_frame_chunks() const { return one_frame_chunks_; }
 
-    /// Stored (compressed) size of a frame's chunk in bytes.
+    /// Stored (compressed) size of a frame's chunk in bytes; a frame's bytes
+    /// when the dataset has no filters.
     size_t chunk_bytes(size_t frame) const;
 
     /// A frame's chunk exactly as stored, without decompressing it. With
@@ -54,9 +55,10 @@ public:
     /// As above, into `out` (resized), reusing its memory across frames.
     void read_chunk(size_t frame, std::vector<uint8_t>& out, uint32_t* filter_mask = nullptr) const;
 
-    /// One decoded frame, shape (rows, cols). Bitshuffle-LZ4 chunks of one
-    /// frame are decoded by kiln's decoder (no HDF5 plugin needed); anything
-    /// else goes through HDF5's own filter pipeline.
+    /// One decoded frame, shape (rows, cols). Bitshuffle-LZ4 chunks, of any
+    /// shape, are decoded by kiln's decoder (no HDF5 plugin needed); other
+    /// filters go through HDF5's own pipeline. Other bitshuffle variants are
+    /// refused when the reader opens (HDF5 1.10 trusts what a filter returns).
     HostArray read_frame(size_t frame) const;
 
     const std::string& path() const { return path_; }
@@ -65,13 +67,34 @@ public:
 private:
     std::string where(size_t frame) const;
     void check_frame(size_t frame) const;
+    void check_stored(size_t frame, bool decoding) const;
+    void read_bslz4_chunks(size_t frame, HostArray& out) const;
+    // The frame read through HDF5 as mem_type (an hid_t), under HdfCall.
+    void read_hyperslab(size_t frame, int64_t mem_type, void* out) const;
+    // One chunk of a frame, as the chunk index records it.
+    struct ChunkAt {
+        uint64_t r, c;        // the chunk's first row and column in the frame
+        unsigned mask;        // HDF5's filter mask
+        uint64_t address, bytes;
+        bool stored;          // false: never written
+    };
+    // Calls f(ChunkAt) for every chunk the frame touches (defined in the .cpp).
+    template <typename F>
+    void for_each_chunk(size_t frame, F&& f) const;
     void release() noexcept;
 
     std::string path_, dataset_;
     int64_t file_ = -1, dset_ = -1;  // HDF5 handles (hid_t)
     size_t frames_ = 0, rows_ = 0, cols_ = 0;
     DType dtype_ = DType::float32;
-    bool big_endian_ = false, bslz4_ = false, one_frame_chunks_ = false, rank3_ = true;
+    bool big_endian_ = false, bslz4_ = false, filtered_ = false, one_frame_chunks_ = false, rank3_ = true;
+    bool chunked_ = false;
+    int filters_ = 0;                     // filters in the dataset's pipeline
+    uint32_t missing_filters_ = 0;        // bit i: filter i is not available to HDF5
+    uint32_t bitshuffle_filters_ = 0;     // bit i: filter i is bitshuffle (32008)
+    std::string missing_ids_;             // their filter ids, for messages
+    uint64_t chunk_[3] = {1, 1, 1};       // chunk dimensions (frames, rows, cols)
+    uint64_t file_size_ = 0, base_ = 0;   // bytes of the file; HDF5's base address (user block)
 };
 
 /// Writes a stack of frames to a new HDF5 file: dataset (frames, rows, cols),

@@ -261,3 +261,123 @@ TEST_CASE("BITPIX 64 values float64 cannot hold exactly are refused, not rounded
     const std::string umax = write_int64("umax.fits", ULONGLONG_IMG, TULONGLONG, u.data(), 2);
     CHECK_THAT(io_error([&] { kiln::io::read_fits(umax); }), Catch::Contains("18446744073709551615"));
 }
+
+TEST_CASE("FITS headers that kiln and cfitsio could read differently are refused", "[io][fits][hostile]") {
+    TempDir dir;
+    const std::string good = dir.file("rice.fits");
+    const std::string bytes = compressed_file(good, RICE_1);
+    const kiln::io::FitsHdu hdu = compressed_hdu(good);
+    const size_t second = 2880;  // the compressed image's header starts in the second block
+    REQUIRE(bytes.compare(second, 8, "XTENSION") == 0);
+    struct Case {
+        const char* what;
+        std::string file;
+        std::vector<const char*> says;
+    };
+    std::vector<Case> cases;
+    {
+        // Found by the FITS fuzzer: "END" followed by a stray byte in the
+        // keyword field ends the primary header for cfitsio, not for a
+        // reader comparing the whole field, so the two saw different HDUs.
+        std::string b = bytes;
+        const size_t end = b.find("END     ");
+        b[end + 6] = 'x';
+        cases.push_back({"stray byte after END", b, {"HDU 1 (primary)", "keyword field 'END   x '"}});
+    }
+    {
+        std::string b = bytes;
+        b[second + 80 * 3 + 15] = '\0';  // in NAXIS1's value
+        cases.push_back({"a NUL in a value (a C string ends there)", b, {"HDU 2", "\\x00", "printable ASCII"}});
+    }
+    {
+        // Found by the fuzzer: a second ZTILE2 whose value is a string; cfitsio
+        // found it, read 0 and divided by it.
+        std::string b = replace_card(bytes, "ZNAME1", card("ZTILE2", "'BYTEPIX '"));
+        cases.push_back({"a keyword given twice", b, {"ZTILE2 is given twice", "'BYTEPIX'"}});
+    }
+    {
+        // NAXIS1 and NAXIS2 swapped: cfitsio reads them by place.
+        std::string b = bytes;
+        const std::string naxis1 = b.substr(second + 80 * 3, 80), naxis2 = b.substr(second + 80 * 4, 80);
+        b.replace(second + 80 * 3, 80, naxis2);
+        b.replace(second + 80 * 4, 80, naxis1);
+        cases.push_back({"mandatory keywords out of place", b, {"card 4 must be NAXIS1, not 'NAXIS2'"}});
+    }
+    {
+        // Found by the fuzzer: cfitsio reads a value after an '=' anywhere in
+        // the card; a reader looking only at column 9 missed ZIMAGE = T and
+        // let a zero tile size through to cfitsio's division.
+        std::string b = replace_card(bytes, "ZTILE1", card("ZTILE1", "0"));
+        std::string zimage = "ZIMAGE      =                T";
+        zimage.resize(80, ' ');
+        b = replace_card(b, "ZIMAGE", zimage);
+        cases.push_back({"'=' after column 9", b, {"ZTILE1 = 0"}});
+    }
+    cases.push_back({"a BINTABLE whose columns do not fill its rows",
+                     replace_card(bytes, "TFORM1", card("TFORM1", "'1QB(5) '")), {"take 16 bytes a row, but NAXIS1 = 8"}});
+    cases.push_back({"HCOMPRESS_1 (cfitsio's decoder overruns on crafted tiles)",
+                     replace_card(bytes, "ZCMPTYPE", card("ZCMPTYPE", "'HCOMPRESS_1'")),
+                     {"HCOMPRESS_1 tiles are not read", "accepted: RICE_1"}});
+    {
+        // Tile 3's Rice stream cut to half its bytes: cfitsio's decoder reads
+        // on past the tile's buffer until its pixels are done.
+        std::string b = bytes;
+        const size_t descriptor = size_t(hdu.data_start) + 2 * size_t(std::stoll(*hdu.value("NAXIS1")));
+        const auto count = uint32_t((uint8_t(b[descriptor]) << 24) | (uint8_t(b[descriptor + 1]) << 16) |
+                                    (uint8_t(b[descriptor + 2]) << 8) | uint8_t(b[descriptor + 3]));
+        put_u32(b, descriptor, count / 2);
+        cases.push_back({"a truncated Rice tile", b, {"tile 3 of 48", "Rice stream", "64 pixels"}});
+    }
+    cases.push_back({"an empty file", "", {"an empty file, not FITS"}});
+    cases.push_back({"a header cut before END", bytes.substr(0, 2880 + 1000), {"HDU 2", "before its header's END"}});
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        INFO(c.what);
+        const std::string path = write(dir.file("odd" + std::to_string(i) + ".fits"), c.file);
+        const std::string msg = io_error([&] { kiln::io::read_fits(path); });
+        CHECK_THAT(msg, Catch::Contains(path));
+        for (const char* s : c.says) CHECK_THAT(msg, Catch::Contains(s));
+    }
+}
+
+TEST_CASE("Rice and PLIO tiles cut at the image's edges read whole", "[io][fits]") {
+    // The Rice and PLIO checks walk each tile for its own pixel count: edge
+    // tiles are smaller, and a check using the full tile would refuse these
+    // valid files. A PLIO tile cut short is refused.
+    TempDir dir;
+    for (const int compression : {RICE_1, PLIO_1}) {
+        INFO("compression " << compression);
+        const std::string path = dir.file("edges" + std::to_string(compression) + ".fits");
+        fitsfile* f = nullptr;
+        int status = 0;
+        ok(fits_create_diskfile(&f, path.c_str(), &status));
+        ok(fits_set_compression_type(f, compression, &status));
+        long tile[2] = {10, 7};
+        ok(fits_set_tile_dim(f, 2, tile, &status));
+        long axes[2] = {64, 48};
+        ok(fits_create_img(f, LONG_IMG, 2, axes, &status));
+        std::vector<int> v(64 * 48);
+        for (size_t i = 0; i < v.size(); ++i)
+            v[i] = compression == PLIO_1 ? int(i / 5 % 7 == 0 ? 0 : i % 300) : int(i * 7919 % 100003) - 50000;
+        ok(fits_write_img(f, TINT, 1, LONGLONG(v.size()), v.data(), &status));
+        ok(fits_close_file(f, &status));
+        const HostArray a = kiln::io::read_fits(path);
+        REQUIRE(a.shape == Shape{48, 64});
+        for (size_t i = 0; i < v.size(); ++i) REQUIRE(a.at(i) == double(v[i]));
+        if (compression != PLIO_1) continue;
+        // Found by the FITS fuzzer: pl_l2pi reads as many words as the list's
+        // header says, past the tile's buffer.
+        std::string b = read_all(path);
+        const kiln::io::File file = kiln::io::File::open_read(path);
+        const auto hdus = kiln::io::scan_fits_headers(file, file.size());
+        REQUIRE(hdus.size() == 2);
+        const size_t descriptor = size_t(hdus[1].data_start) + 8;  // tile 2
+        const auto count = uint32_t((uint8_t(b[descriptor]) << 24) | (uint8_t(b[descriptor + 1]) << 16) |
+                                    (uint8_t(b[descriptor + 2]) << 8) | uint8_t(b[descriptor + 3]));
+        REQUIRE(count > 4);
+        put_u32(b, descriptor, 4);
+        const std::string cut = write(dir.file("cut_plio.fits"), b);
+        CHECK_THAT(io_error([&] { kiln::io::read_fits(cut); }),
+                   Catch::Contains("tile 2 of 49") && Catch::Contains("PLIO line list of 4 words"));
+    }
+}

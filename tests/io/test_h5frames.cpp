@@ -346,3 +346,44 @@ TEST_CASE("frame stacks whose sizes kiln cannot hold are refused with the sizes"
                                                Catch::Contains("396 bytes"));
     }
 }
+
+TEST_CASE("an unfiltered chunk shorter than a chunk is refused before HDF5 copies it", "[io][h5frames][hostile]") {
+    // Found by the HDF5 fuzzer: the last chunk of an unfiltered dataset
+    // stored with fewer bytes than a chunk holds, at the end of the file.
+    // HDF5 1.10 trusts the index: H5Dread copied past its own buffer and
+    // H5Dread_chunk wrote past the caller's (sized by
+    // H5Dget_chunk_storage_size).
+    TempFile file("short_raw");
+    const auto frame = poisson_frame<uint16_t>(4, 8, 50.0, 3);
+    {
+        hid_t f = H5Fcreate(file.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hsize_t dims[3] = {3, 4, 8}, chunk[3] = {1, 4, 8};
+        hid_t space = H5Screate_simple(3, dims, nullptr);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 3, chunk);
+        hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+        H5Pset_create_intermediate_group(lcpl, 1);
+        hid_t d = H5Dcreate2(f, "/entry/data/data", H5T_STD_U16LE, space, lcpl, dcpl, H5P_DEFAULT);
+        REQUIRE(d >= 0);
+        for (hsize_t k = 0; k < 3; ++k) {
+            const hsize_t offset[3] = {k, 0, 0};
+            REQUIRE(H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, k == 2 ? 20 : 64, frame.data()) >= 0);
+        }
+        H5Dclose(d);
+        H5Pclose(lcpl);
+        H5Pclose(dcpl);
+        H5Sclose(space);
+        H5Fclose(f);
+    }
+    FrameStackReader r(file.path);
+    CHECK(same_bytes(r.read_frame(0), frame));
+    CHECK(same_bytes(r.read_frame(1), frame));
+    CHECK_THROWS_WITH(r.read_frame(2), Catch::Contains("frame 2") &&
+                                           Catch::Contains("unfiltered chunk of 20 bytes") && Catch::Contains("hold 64"));
+    CHECK_THROWS_WITH(r.read_chunk(2), Catch::Contains("frame 2") &&
+                                           Catch::Contains("unfiltered chunk of 20 bytes") && Catch::Contains("hold 64"));
+    // The others' chunks are the frame's bytes as stored.
+    const std::vector<uint8_t> chunk = r.read_chunk(1);
+    REQUIRE(chunk.size() == 64);
+    CHECK(std::memcmp(chunk.data(), frame.data(), 64) == 0);
+}
