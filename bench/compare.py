@@ -37,8 +37,18 @@ except Exception as e:  # noqa: BLE001
     ndi = None
     SCIPY_NOTE = f"SciPy not importable: {e}"
 
-# Workloads whose figures include transfers: wall times on both sides.
-WALL_IDS = ("W2", "W10")
+# Workloads whose figures include transfers: wall times on both sides (and
+# every row of the transfer sweep, T-*).
+WALL_IDS = ("W2", "W2-pg", "W10")
+
+
+def is_wall(wid):
+    return wid in WALL_IDS or wid.startswith("T-")
+
+
+# The transfer sweep's sizes (kiln-bench's T-* rows).
+SWEEP = [("4K", 4 << 10), ("64K", 64 << 10), ("1M", 1 << 20), ("4M", 4 << 20), ("16M", 16 << 20),
+         ("64M", 64 << 20), ("256M", 256 << 20), ("1G", 1 << 30)]
 
 # Floors on the H200 (shared/REFERENCE.md), ms.
 FLOORS = {"W1": 0.03, "W2": 0.7, "W3": 0.02, "W4": 0.01, "W5": 0.12, "W6": 0.3, "W7": 0.008,
@@ -167,9 +177,24 @@ def peer_workloads(sky_path):
     w["W1"] = ("convolve2d full 2048^2 x 15^2 float32", w1,
                lambda: (lambda: sig.convolve2d(grid.astype(np.float64), g.astype(np.float64))))
 
-    def w2():
-        return lambda: cp.asnumpy(csig.convolve2d(cp.asarray(grid), cp.asarray(g)))
-    w["W2"] = ("W1 with push and pull", w2, None)
+    def w2(pinned):
+        # Input and output in host memory allocated once, as kiln-bench's W2
+        # (PinnedBuffer) and W2-pg (std::vector) do.
+        if pinned:
+            host_in = cupyx.empty_pinned(grid.shape, np.float32)
+            host_out = cupyx.empty_pinned((grid.shape[0] + 14, grid.shape[1] + 14), np.float32)
+        else:
+            host_in = np.empty(grid.shape, np.float32)
+            host_out = np.empty((grid.shape[0] + 14, grid.shape[1] + 14), np.float32)
+        host_in[...] = grid
+
+        def f():
+            csig.convolve2d(cp.asarray(host_in), cp.asarray(g)).get(out=host_out)
+            cp.cuda.Stream.null.synchronize()
+        return f
+    w["W2"] = ("W1 with push and pull, pinned host memory", lambda: w2(True), None)
+    w["W2-pg"] = ("W1 with push and pull, pageable host memory", lambda: w2(False), None)
+    w.update(transfer_peers())
 
     flat, diag = grid.ravel().astype(np.float64), np.diag(g).astype(np.float64)
 
@@ -285,6 +310,53 @@ def peer_workloads(sky_path):
     return w
 
 
+def transfer_peers():
+    """CuPy's side of kiln-bench's transfer sweep: push (ndarray.set), pull
+    (ndarray.get(out=)) and a round trip (push, add 1, pull) from pageable
+    NumPy arrays and from cupyx.empty_pinned ones, each to completion."""
+    w = {}
+    for label, nbytes in SWEEP:
+        n = nbytes // 4
+        for mem in ("pg", "pin"):
+            def buffers(n=n, mem=mem):
+                if mem == "pin":
+                    host, back = cupyx.empty_pinned((n,), np.float32), cupyx.empty_pinned((n,), np.float32)
+                else:
+                    host, back = np.empty(n, np.float32), np.empty(n, np.float32)
+                host[...] = np.arange(n, dtype=np.int64) & 1023
+                return host, back, cp.asarray(host)
+
+            def push(buffers=buffers):
+                host, _, dev = buffers()
+
+                def f():
+                    dev.set(host)
+                    cp.cuda.Stream.null.synchronize()
+                return f
+
+            def pull(buffers=buffers):
+                _, back, dev = buffers()
+
+                def f():
+                    dev.get(out=back)
+                    cp.cuda.Stream.null.synchronize()
+                return f
+
+            def round_trip(buffers=buffers):
+                host, back, dev = buffers()
+
+                def f():
+                    dev.set(host)
+                    (dev + 1).get(out=back)
+                    cp.cuda.Stream.null.synchronize()
+                return f
+            what = "pageable" if mem == "pg" else "pinned"
+            w[f"T-push-{mem}-{label}"] = (f"push {label}B {what}", push, None)
+            w[f"T-pull-{mem}-{label}"] = (f"pull {label}B {what}", pull, None)
+            w[f"T-rt-{mem}-{label}"] = (f"push, add 1, pull {label}B {what}", round_trip, None)
+    return w
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kiln-bench", default="build/bench/kiln-bench", help="path of the kiln-bench executable")
@@ -333,14 +405,14 @@ def main():
             continue
         k = kres.get(wid, {})
         row = {"id": wid, "name": k.get("name") or (peers[wid][0] if wid in peers else ""),
-               "kiln_ms": k.get("wall_ms") if wid in WALL_IDS else k.get("gpu_ms"), "kiln_ok": k.get("ok"),
+               "kiln_ms": k.get("wall_ms") if is_wall(wid) else k.get("gpu_ms"), "kiln_ok": k.get("ok"),
                "kiln_metrics": k.get("metrics", {}),
                "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", "")}
         if wid in peers:
             name, mk_gpu, mk_cpu = peers[wid]
             try:
                 fn = mk_gpu()
-                if wid in WALL_IDS:  # transfers included: wall time, as the GPU timer misses host copies
+                if is_wall(wid):  # transfers included: wall time, as the GPU timer misses host copies
                     _, row["cupy_ms"] = gpu_time(fn, max(3, args.repeat // 4))
                 else:
                     row["cupy_ms"], _ = gpu_time(fn, args.repeat)
@@ -371,11 +443,11 @@ def derive(row):
 
 
 def rerender(path, out):
-    """Renders a saved comparison again (kiln's W2 and W10 as wall times)."""
+    """Renders a saved comparison again (kiln's transfer workloads as wall times)."""
     saved = json.load(open(path))
     kres = {r["id"]: r for r in saved["kiln"]["results"]}
     for row in saved["rows"]:
-        if row["id"] in WALL_IDS and row["id"] in kres:
+        if is_wall(row["id"]) and row["id"] in kres:
             row["kiln_ms"] = kres[row["id"]]["wall_ms"]
         derive(row)
     render(saved["rows"], saved["meta"], saved["kiln"], out)
@@ -410,7 +482,8 @@ def render(rows, meta, kiln, out):
             fh.write(f"# kiln vs CuPy vs CPU, {meta['date']}\n\n{meta['device']}, driver {meta['driver']}, "
                      f"Vulkan {meta['vulkan']}, CuPy {meta['cupy']}, NumPy {meta['numpy']}.\n"
                      "GPU times are medians of repeated runs from timestamp queries (kiln) and CUDA events "
-                     "(cupyx.profiler.benchmark); W2 and W10 include transfers and are wall times. "
+                     "(cupyx.profiler.benchmark); W2, W2-pg, W10 and the transfer sweep (T-*) include transfers and "
+                     "are wall times. "
                      "'kiln = CPU ref': kiln-bench compared its output with kiln's CPU reference (itself "
                      "tested against SciPy fixtures); 'CuPy = CPU': CuPy's output against NumPy/SciPy's "
                      "(allclose rtol 1e-4; labelling: the same number of labels).\n\n")

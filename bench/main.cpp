@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
         // engine's own figures first, then the workloads by REFERENCE.md id.
         std::vector<Workload> order = registry();
         auto rank = [](const Workload& w) {
-            static const std::vector<std::string> families{"core", "convolve", "reduce", "astro", "lessons", "azimuthal"};
+            static const std::vector<std::string> families{"core", "transfer", "convolve", "reduce", "astro", "lessons", "azimuthal"};
             auto it = std::find(families.begin(), families.end(), w.family);
             return it - families.begin();
         };

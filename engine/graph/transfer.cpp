@@ -1,11 +1,11 @@
 #include "graph/transfer.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
-#include <thread>
-#include <vector>
 
 #include "graph/context_state.hpp"
+#include "graph/copy_pool.hpp"
 #include "vk/host_import.hpp"
 
 namespace kiln::detail {
@@ -42,25 +42,18 @@ void flush_range(ContextState& ctx, const Storage& s, size_t bytes, bool invalid
         vkFlushMappedMemoryRanges(ctx.device().handle(), 1, &r);
 }
 
-// Copies with several threads: one core's memcpy into mapped memory runs
-// at about 9 GB/s on the H200's host, a fraction of the DMA's 51 GB/s.
-void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
-    const size_t min_part = 4 << 20;
-    unsigned threads = std::min<unsigned>(8, std::max(1u, std::thread::hardware_concurrency() / 2));
-    threads = static_cast<unsigned>(std::min<size_t>(threads, n / min_part));
-    if (threads <= 1) {
-        std::memcpy(dst, src, n);
-        return;
-    }
-    size_t part = (n + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) {
-        size_t off = t * part;
-        if (off >= n) break;
-        pool.emplace_back([=] { std::memcpy(dst + off, src + off, std::min(part, n - off)); });
-    }
-    std::memcpy(dst, src, std::min(part, n));
-    for (auto& th : pool) th.join();
+// The size of the pieces a pageable transfer moves through the staging
+// ring: small transfers in one piece (recorded behind pending work, one
+// submission in all); larger ones in about eight, each submitted as soon as
+// its host copy is done, so the DMA of one overlaps the copy of the next
+// (pull: the copy out of one overlaps the DMA of the next). A piece is at
+// least 1 MiB (each costs a submission) and at most a quarter of the ring.
+size_t piece_size(const ContextState& ctx, size_t bytes) {
+    const size_t most = ctx.staging_capacity() / 4;
+    if (ctx.options().transfer_piece) return std::min<size_t>(ctx.options().transfer_piece, most);
+    if (bytes <= (2u << 20)) return std::min(bytes, most);
+    const size_t eighth = (bytes / 8 + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+    return std::clamp<size_t>(eighth, 1u << 20, most);
 }
 
 } // namespace
@@ -99,10 +92,10 @@ void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* sr
         ctx.sync();  // the import must outlive the copy
         return;
     }
-    // Chunks through the ring; a large push submits each chunk at once so
+    // Pieces through the ring; a large push submits each piece at once so
     // the DMA of one overlaps the host copy of the next.
     const auto* p = static_cast<const std::byte*>(src);
-    const size_t chunk = ctx.staging_capacity() / 4;
+    const size_t chunk = piece_size(ctx, bytes);
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t n = std::min(chunk, bytes - off);
         Slice slice = ctx.staging(n);
@@ -146,10 +139,10 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
     }
     // The copies below are recorded behind the pending work that writes the
     // array, so a pull of a fresh result is one submission and one wait.
-    // Chunks through the ring, two in flight: the host copies one out while
+    // Pieces through the ring, two in flight: the host copies one out while
     // the DMA fills the next. Slices are held until copied out.
     auto* p = static_cast<std::byte*>(dst);
-    const size_t chunk = ctx.staging_capacity() / 4;
+    const size_t chunk = piece_size(ctx, bytes);
     struct Out {
         Slice slice;
         size_t off, n;

@@ -168,6 +168,10 @@ void check_fits_file(const std::string& path) {
         check_column_names(hdu, where);
         check_table(hdu, where);
         const std::string* zimage = hdu.value("ZIMAGE");
+        // cfitsio reads a logical from the value's first letter: anything
+        // but a plain T or F could be a compressed image to it and not to kiln.
+        if (zimage && *zimage != "T" && *zimage != "F")
+            throw IoError(where + ": ZIMAGE = '" + *zimage + "' is not a logical value; accepted: T or F");
         if (hdu.xtension == "BINTABLE" && zimage && *zimage == "T") {
             const std::string image = where + ", a tile-compressed image";
             check_tiles(file, hdu, check_compressed(hdu, file_size, image), image);

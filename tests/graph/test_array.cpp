@@ -1,6 +1,8 @@
+#include <cstdlib>
 #include <cstring>
 
 #include "graph/context_state.hpp"
+#include "graph/copy_pool.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -161,4 +163,28 @@ TEST_CASE("float64 is available where the device has it, else a clear error", "[
     } else {
         CHECK_THROWS_WITH(Array::zeros(ctx, Shape{7}, DType::float64), Catch::Contains("shaderFloat64"));
     }
+}
+
+TEST_CASE("pageable transfers in pieces, copied by several threads, move the bytes intact", "[array]") {
+    // Each test case runs in a process of its own: the copy threads are
+    // started here, four of them whatever the host has.
+    setenv("KILN_COPY_THREADS", "4", 1);
+    REQUIRE(kiln::detail::copy_threads() == 4);
+    ContextOptions o;
+    o.direct_host_access = false;
+    o.import_threshold = ~0ull;
+    const uint64_t piece = GENERATE(uint64_t(0), uint64_t(1) << 20, uint64_t(300) << 10);
+    o.transfer_piece = piece;
+    Context ctx = test::context(o);
+    INFO("piece " << piece);
+    // 6 MiB and a bit: pieces of 1 MiB (chosen by size), 1 MiB or 300 KiB,
+    // the last one short, each split among the threads in 4 KiB-aligned parts.
+    std::vector<float> x((6u << 18) + 123), back(x.size());
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 65521);
+    Array a = Array::from(ctx, Shape{x.size()}, x);
+    Array b = add(a, 1.0);
+    b.pull(std::span<float>(back));
+    for (size_t i = 0; i < x.size(); ++i) REQUIRE(back[i] == x[i] + 1.0f);
+    a.pull(std::span<float>(back));
+    CHECK(std::memcmp(back.data(), x.data(), x.size() * 4) == 0);
 }

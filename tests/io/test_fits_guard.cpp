@@ -313,6 +313,9 @@ TEST_CASE("FITS headers that kiln and cfitsio could read differently are refused
         b = replace_card(b, "ZIMAGE", zimage);
         cases.push_back({"'=' after column 9", b, {"ZTILE1 = 0"}});
     }
+    cases.push_back({"ZIMAGE that is not quite T (found by the fuzzer: cfitsio took it for T)",
+                     replace_card(replace_card(bytes, "ZTILE1", card("ZTILE1", "0")), "ZIMAGE", card("ZIMAGE", "Tt")),
+                     {"ZIMAGE = 'Tt' is not a logical value"}});
     cases.push_back({"a BINTABLE whose columns do not fill its rows",
                      replace_card(bytes, "TFORM1", card("TFORM1", "'1QB(5) '")), {"take 16 bytes a row, but NAXIS1 = 8"}});
     cases.push_back({"HCOMPRESS_1 (cfitsio's decoder overruns on crafted tiles)",

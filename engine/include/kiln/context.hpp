@@ -55,7 +55,15 @@ struct ContextOptions {
     uint32_t flush_nodes = 4096;
     /// Transfers at least this large import the caller's memory directly
     /// (VK_EXT_external_memory_host) instead of copying through staging.
-    uint64_t import_threshold = 4ull << 20;
+    /// Off by default: importing pins the pages at every call, which costs
+    /// more than the staging ring's parallel copies at every size measured
+    /// (bench/results/2026-11-25-h100-transfers).
+    uint64_t import_threshold = ~0ull;
+    /// Pageable transfers move through the staging ring in pieces of this
+    /// many bytes, each submitted when ready so host copies and DMA overlap.
+    /// 0: chosen by size (one piece up to 2 MiB, else about eight of at
+    /// least 1 MiB), at most a quarter of staging_size.
+    uint64_t transfer_piece = 0;
     /// Where arrays live in host-visible memory (lavapipe, integrated GPUs),
     /// push and pull copy in place. Off: always through staging or import.
     bool direct_host_access = true;
