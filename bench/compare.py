@@ -43,7 +43,7 @@ WALL_IDS = ("W2", "W2-pg", "W10")
 
 
 def is_wall(wid):
-    return wid in WALL_IDS or wid.startswith("T-")
+    return wid in WALL_IDS or wid.startswith("T-") or wid.startswith("W2-")
 
 
 # The transfer sweep's sizes (kiln-bench's T-* rows).

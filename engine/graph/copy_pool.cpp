@@ -1,6 +1,8 @@
 #include "graph/copy_pool.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,12 @@ unsigned configured_threads() {
     return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
 }
 
+// How long a thread polls for work (a worker for the next task, the caller
+// for its parts) before it blocks. Waking a blocked thread takes 10-50 us in
+// a virtual machine, as long as copying a 1 MiB part; a transfer's pieces
+// come back to back, so the threads stay awake for the whole transfer.
+constexpr auto spin = std::chrono::microseconds(200);
+
 // Worker threads taking copy tasks from one queue. Detached at exit: the
 // process may end while a context still exists elsewhere, and joining in a
 // static destructor could wait on a task that never comes.
@@ -37,19 +45,33 @@ public:
         {
             std::lock_guard lock(mutex_);
             tasks_.push_back(std::move(task));
+            queued_.fetch_add(1, std::memory_order_release);
         }
         ready_.notify_one();
     }
 
 private:
+    bool take(std::function<void()>& task) {
+        std::lock_guard lock(mutex_);
+        if (tasks_.empty()) return false;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+        queued_.fetch_sub(1, std::memory_order_relaxed);
+        return true;
+    }
     void work() {
         for (;;) {
             std::function<void()> task;
-            {
+            const auto until = std::chrono::steady_clock::now() + spin;
+            while (!(queued_.load(std::memory_order_acquire) > 0 && take(task)) &&
+                   std::chrono::steady_clock::now() < until) {
+            }
+            if (!task) {
                 std::unique_lock lock(mutex_);
                 ready_.wait(lock, [&] { return !tasks_.empty(); });
                 task = std::move(tasks_.front());
                 tasks_.pop_front();
+                queued_.fetch_sub(1, std::memory_order_relaxed);
             }
             task();
         }
@@ -57,20 +79,28 @@ private:
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::function<void()>> tasks_;
+    std::atomic<size_t> queued_{0};
 };
 
-// Counts finished parts; the caller waits for all of them.
+// Counts unfinished parts; the caller polls, then blocks, until none is left.
+// Every count goes down under the mutex, and the caller takes the mutex once
+// more before it returns, so no part still touches the latch (on the
+// caller's stack) when it goes.
 struct Latch {
+    std::atomic<unsigned> left;
     std::mutex mutex;
     std::condition_variable done;
-    unsigned left;
+    explicit Latch(unsigned n) : left(n) {}
     void arrive() {
         std::lock_guard lock(mutex);
-        if (--left == 0) done.notify_all();
+        if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) done.notify_all();
     }
     void wait() {
+        const auto until = std::chrono::steady_clock::now() + spin;
+        while (left.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < until) {
+        }
         std::unique_lock lock(mutex);
-        done.wait(lock, [&] { return left == 0; });
+        done.wait(lock, [&] { return left.load(std::memory_order_acquire) == 0; });
     }
 };
 
@@ -91,8 +121,7 @@ void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
     static Pool* const pool = new Pool(copy_threads() - 1);
     // Parts end on 4 KiB boundaries, so no two threads write one page.
     const size_t part = ((n + parts - 1) / parts + 4095) / 4096 * 4096;
-    Latch latch;
-    latch.left = parts - 1;
+    Latch latch(parts - 1);
     for (unsigned t = 1; t < parts; ++t) {
         const size_t off = size_t(t) * part;
         if (off >= n) {

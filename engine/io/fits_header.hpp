@@ -45,7 +45,8 @@ struct FitsScan {
     /// keyword (BITPIX, NAXIS, NAXISn, PCOUNT, GCOUNT) missing,
     /// out of its fixed place or with a value the standard does not allow, or
     /// a keyword describing the data (Z*, T*, NAXISn, BSCALE...) given twice
-    /// with different values.
+    /// with different values, or one read as an integer (BLANK, THEAP,
+    /// TNULLn, ZTILEn...) whose value is not a 64-bit integer.
     std::string problem;
 };
 

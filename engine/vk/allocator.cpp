@@ -138,11 +138,26 @@ Allocation Allocator::allocate(VkDeviceSize size, MemoryUsage usage) {
         return {};
     };
     Allocation a;
-    for (auto& b : blocks_)
+    const bool oversize = size > block_size_ / 2;
+    for (auto& b : blocks_) {
+        // A kept empty block of its own size (see release_block) serves
+        // only a request of at least half its size, so a small array does
+        // not pin it.
+        if (b->size != block_size_ && b->used == 0 && (!oversize || size < b->size / 2)) continue;
         if (b->usage == usage && (a = take(b.get()))) break;
+    }
     if (!a) {
-        VkDeviceSize bs = size > block_size_ / 2 ? size : block_size_;
-        a = take(new_block(bs, usage));
+        VkDeviceSize bs = oversize ? size : block_size_;
+        Block* b = nullptr;
+        try {
+            b = new_block(bs, usage);
+        } catch (const VulkanError&) {
+            // Out of memory: give the driver back the empty blocks kept for
+            // reuse, then try once more.
+            release_empty_blocks();
+            b = new_block(bs, usage);
+        }
+        a = take(b);
     }
     a.block->used += size;
     uint64_t& heap = heap_in_use_[a.block->heap];
@@ -183,14 +198,36 @@ void Allocator::free(const Allocation& a) {
 
 void Allocator::release_block(Block* b) {
     // Keep one empty block per usage so a loop that frees and re-allocates
-    // does not go back to the driver every time.
-    size_t empty_same = 0;
-    for (auto& o : blocks_)
-        if (o->usage == b->usage && o->used == 0 && o->size == block_size_) ++empty_same;
-    if (b->size == block_size_ && empty_same <= 1) return;
+    // does not go back to the driver every time; and likewise the latest
+    // empty block of an array larger than half a block (a new one of 1 GiB
+    // costs about 20 ms on an H100: the driver clears it). Kept blocks are
+    // given back when an allocation would otherwise fail.
+    if (b->size == block_size_) {
+        size_t empty_same = 0;
+        for (auto& o : blocks_)
+            if (o->usage == b->usage && o->used == 0 && o->size == block_size_) ++empty_same;
+        if (empty_same <= 1) return;
+    } else {
+        for (auto& o : blocks_) {
+            if (o.get() != b && o->usage == b->usage && o->used == 0 && o->size != block_size_) {
+                destroy_block(o.get());
+                break;
+            }
+        }
+        return;
+    }
+    destroy_block(b);
+}
+
+void Allocator::destroy_block(Block* b) {
     vkDestroyBuffer(device_.handle(), b->buffer, nullptr);
     vkFreeMemory(device_.handle(), b->memory, nullptr);
     blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(), [&](auto& p) { return p.get() == b; }));
+}
+
+void Allocator::release_empty_blocks() {
+    for (size_t i = blocks_.size(); i-- > 0;)
+        if (blocks_[i]->used == 0) destroy_block(blocks_[i].get());
 }
 
 bool Allocator::find_host(const void* p, size_t bytes, VkBuffer& buffer, VkDeviceSize& offset) const {

@@ -76,6 +76,8 @@ public:
 private:
     Block* new_block(VkDeviceSize size, MemoryUsage usage);
     void release_block(Block* b);
+    void destroy_block(Block* b);
+    void release_empty_blocks();
     uint32_t pick_type(MemoryUsage usage) const;
 
     const Device& device_;

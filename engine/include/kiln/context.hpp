@@ -61,7 +61,7 @@ struct ContextOptions {
     uint64_t import_threshold = ~0ull;
     /// Pageable transfers move through the staging ring in pieces of this
     /// many bytes, each submitted when ready so host copies and DMA overlap.
-    /// 0: chosen by size (one piece up to 2 MiB, else about eight of at
+    /// 0: chosen by size (one piece up to 4 MiB, else about eight of at
     /// least 1 MiB), at most a quarter of staging_size.
     uint64_t transfer_piece = 0;
     /// Where arrays live in host-visible memory (lavapipe, integrated GPUs),
