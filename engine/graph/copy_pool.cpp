@@ -106,9 +106,22 @@ struct Latch {
 
 }  // namespace
 
+namespace {
+std::atomic<unsigned> thread_count{0};
+}  // namespace
+
 unsigned copy_threads() {
-    static const unsigned n = configured_threads();
+    unsigned n = thread_count.load(std::memory_order_relaxed);
+    if (n == 0) {
+        unsigned expected = 0;
+        thread_count.compare_exchange_strong(expected, configured_threads());
+        n = thread_count.load(std::memory_order_relaxed);
+    }
     return n;
+}
+
+void set_copy_threads(unsigned n) {
+    thread_count.store(std::clamp(n, 1u, 64u), std::memory_order_relaxed);
 }
 
 void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
@@ -117,8 +130,9 @@ void parallel_copy(std::byte* dst, const std::byte* src, size_t n) {
         std::memcpy(dst, src, n);
         return;
     }
-    // Never deleted: see Pool.
-    static Pool* const pool = new Pool(copy_threads() - 1);
+    // Never deleted: see Pool. Its workers are started once; a later
+    // set_copy_threads() with more threads only splits copies finer.
+    static Pool* const pool = new Pool(std::max(copy_threads(), 8u) - 1);
     // Parts end on 4 KiB boundaries, so no two threads write one page.
     const size_t part = ((n + parts - 1) / parts + 4095) / 4096 * 4096;
     Latch latch(parts - 1);

@@ -16,5 +16,7 @@ void parallel_copy(std::byte* dst, const std::byte* src, size_t n);
 
 /// The number of threads parallel_copy uses, the caller's included.
 unsigned copy_threads();
+/// Sets that number (1 to 64) for the rest of the process: for tests.
+void set_copy_threads(unsigned n);
 
 }  // namespace kiln::detail
