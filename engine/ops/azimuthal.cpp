@@ -315,7 +315,7 @@ Array AzimuthalIntegrator::preprocess(const Array& frames) const {
     std::optional<std::array<uint32_t, 4>> dummy;
     if (m.dummy) dummy = dummy_bounds(frames.dtype(), *m.dummy, m.delta_dummy);
     if (dummy) std::memcpy(pc.dummy, dummy->data(), 16);
-    ops::Dispatcher d(m.ctx->state(), ops::variant("azim_preprocess", frames.dtype()), pixel_local);
+    ops::Dispatcher d(m.ctx->state(), ops::variant(ops::Shader::azim_preprocess, frames.dtype()), pixel_local);
     d.read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f).write(out);
     d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(dummy ? 1 : 0);
@@ -337,7 +337,7 @@ AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
     if (m.dummy && !separate) dummy = dummy_bounds(t, *m.dummy, m.delta_dummy);
     if (dummy) std::memcpy(pc.dummy, dummy->data(), 16);
 
-    const std::string kernel = "azim_integrate_" + std::string(dtype_name(t)) + (m.f64 ? "_float64" : "_float32");
+    const ops::KernelId kernel = ops::variant(ops::Shader::azim_integrate, t, m.f64 ? DType::float64 : DType::float32);
     const auto& limit = m.ctx->device().max_workgroup_count;
     ops::Dispatcher d(m.ctx->state(), kernel, row_local);
     check_local(m, d);
@@ -392,8 +392,8 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
     if (m.dummy) dummy = dummy_bounds(frames.dtype(), *m.dummy, m.delta_dummy);
     if (dummy) std::memcpy(pc.dummy, dummy->data(), 16);
 
-    const std::string kernel =
-        "azim_clip_" + std::string(dtype_name(frames.dtype())) + (m.f64 ? "_float64" : "_float32");
+    const ops::KernelId kernel =
+        ops::variant(ops::Shader::azim_clip, frames.dtype(), m.f64 ? DType::float64 : DType::float32);
     ops::Dispatcher d(m.ctx->state(), kernel, row_local);
     check_local(m, d);
     d.read(m.indptr).read(m.cols).read(m.weights).read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f);

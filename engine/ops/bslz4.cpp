@@ -332,7 +332,7 @@ void Bslz4Decoder::record() {
     } pc{uint32_t(m.src.nbytes()), uint32_t(m.out.nbytes()), uint32_t(m.block_capacity)};
     static_assert(sizeof(Push) == 12);
     const bool words = m.frame_bytes % 4 == 0;
-    ops::Dispatcher d(m.ctx->state(), "bslz4_decode", decode_local);
+    ops::Dispatcher d(m.ctx->state(), ops::KernelId::bslz4_decode, decode_local);
     d.read(m.src).read(m.table).write(m.flags).write(m.out);
     d.spec(uint32_t(m.block_bytes)).spec(uint32_t(m.elem)).spec(words ? 1u : 0u);
     const uint32_t groups = uint32_t(std::min<size_t>({m.block_capacity, 65535, m.ctx->device().max_workgroup_count[0]}));

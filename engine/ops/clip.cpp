@@ -100,8 +100,8 @@ Array record_sort(const Array& a, const Array& state) {
         const Array& in = pass == 0 ? a : keys[(pass - 1) & 1];
         const Array& out = keys[pass & 1];
 
-        Dispatcher c(ctx, ops::variant("sort_count", t), local);
-        Dispatcher x(ctx, ops::variant("sort_scatter", t), local);
+        Dispatcher c(ctx, ops::variant(ops::Shader::sort_count, t), local);
+        Dispatcher x(ctx, ops::variant(ops::Shader::sort_scatter, t), local);
         const uint32_t size = c.local()[0];
         if (x.local()[0] != size || size % subgroup != 0 || size / subgroup > max_table_rows)
             throw Error("kappa_sigma_clip: sort_count and sort_scatter need the same workgroup size, a "
@@ -116,7 +116,7 @@ Array record_sort(const Array& a, const Array& state) {
         const SortPush push{n, tiles};
         c.read(in).read(in).write(counts).spec(pass).spec(per_lane).push(push).groups(groups).record();
 
-        Dispatcher s(ctx, "sort_scan", linear_local);
+        Dispatcher s(ctx, ops::KernelId::sort_scan, linear_local);
         s.read_write(counts).read_write(state).spec(pass == 0 ? 1 : 0).push(push);
         s.groups(pass == 0 ? 257 : 256).record();
 
@@ -158,7 +158,7 @@ Recorded record_clip(const Array& a, double kappa, int max_iters) {
     Array tree = Array::empty(context, Shape{2 * std::max<uint64_t>(nodes_total, 1)}, DType::float64);
     const uint32_t subgroup = std::max<uint32_t>(1, ctx.info().subgroup_size);
     for (uint32_t l = 0; l < loop.levels; ++l) {
-        Dispatcher d(ctx, ops::variant("clip_tree", a.dtype()), linear_local);
+        Dispatcher d(ctx, ops::variant(ops::Shader::clip_tree, a.dtype()), linear_local);
         d.whole_subgroups();
         const TreePush push{l == 0 ? static_cast<uint32_t>(a.size()) : loop.size[l - 1],
                             l == 0 ? 0 : loop.offset[l - 1], loop.offset[l], loop.size[l]};
@@ -171,7 +171,7 @@ Recorded record_clip(const Array& a, double kappa, int max_iters) {
     Recorded r{Array::empty(context, Shape{5}, DType::float64), Array::empty(context, Shape{6}, DType::uint32)};
     loop.max_iters = static_cast<uint32_t>(max_iters);
     std::memcpy(loop.kappa_bits, &kappa, 8);
-    Dispatcher d(ctx, ops::variant("clip_loop", a.dtype()), linear_local);
+    Dispatcher d(ctx, ops::variant(ops::Shader::clip_loop, a.dtype()), linear_local);
     if (d.local()[0] < 256) throw Error("kappa_sigma_clip: clip_loop needs a workgroup of at least 256");
     d.read(sorted).read(state).read(tree).write(r.bounds).write(r.stats).push(loop).groups(1).record();
     return r;
@@ -212,7 +212,7 @@ ClipResult kappa_sigma_clip(const Array& a, double kappa, int max_iters, bool re
     if (return_mask) {
         Array mask = Array::empty(a.context(), a.shape(), DType::uint8);
         const auto n = static_cast<uint32_t>(a.size());
-        Dispatcher d(a.state(), ops::variant("clip_mask", a.dtype()), linear_local);
+        Dispatcher d(a.state(), ops::variant(ops::Shader::clip_mask, a.dtype()), linear_local);
         d.read(a).read(rec.bounds).write(mask).push(n).stride_grid(n).record();
         r.mask = mask;
     }

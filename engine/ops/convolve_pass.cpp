@@ -120,7 +120,7 @@ void record_sep_kernel(const Separable& s) {
     const std::array<uint32_t, 3> local = kx == 1   ? std::array<uint32_t, 3>{64, 4, 1}
                                           : ky == 1 ? std::array<uint32_t, 3>{64, 1, 1}
                                                     : std::array<uint32_t, 3>{32, 4, 1};
-    Dispatcher d(ctx, variant("conv_sep", t), local);
+    Dispatcher d(ctx, ops::variant(ops::Shader::conv_sep, t), local);
     const auto& l = d.local();
     // The x pass alone takes two vectors per invocation.
     const uint32_t vw = t == DType::float64 ? 2 : 4, nv = ky == 1 ? 2 : 1, px = nv * vw;
@@ -253,7 +253,7 @@ void record(const General& g) {
     const uint32_t px = t == DType::float64 ? 1 : 2;
     uint32_t py = 0;
     // The tile follows the workgroup size, which may be tuned per device.
-    const auto l = Dispatcher(ctx, variant("conv_2d", t), tiled_local).local();
+    const auto l = Dispatcher(ctx, ops::variant(ops::Shader::conv_2d, t), tiled_local).local();
     if (g.KH <= max_tiled_kh && g.KW <= max_tiled_kw) {
         auto bytes = [&](uint32_t rows) {
             return (uint64_t(l[1]) * rows + g.KH - 1) * (uint64_t(l[0]) * px + g.KW - 1) * esz +
@@ -266,7 +266,7 @@ void record(const General& g) {
             }
     }
     const bool tiled = py > 0;
-    Dispatcher d(ctx, variant("conv_2d", t),
+    Dispatcher d(ctx, ops::variant(ops::Shader::conv_2d, t),
                  tiled ? tiled_local : std::array<uint32_t, 3>{256, 1, 1});
     GeneralPush p{};
     p.B = g.B, p.H = g.H, p.W = g.W, p.OH = g.OH, p.OW = g.OW;
@@ -301,7 +301,7 @@ Array upload_weights(const Context& ctx, std::span<const double> w, DType t) {
         p.offset = static_cast<uint32_t>(off);
         p.count = static_cast<uint32_t>(std::min<size_t>(30, bits.size() - off));
         std::memcpy(p.w, bits.data() + off, p.count * 4);
-        Dispatcher(ctx.state(), "conv_weights", {32, 1, 1})
+        Dispatcher(ctx.state(), ops::KernelId::conv_weights, {32, 1, 1})
             .write(as_words)
             .push(p)
             .cover(p.count)

@@ -28,7 +28,7 @@ struct Operand {
 // Records kernel over all elements, split into pieces when an array is
 // larger than one binding may cover. push_bytes of ElemPush are pushed,
 // with n set per piece.
-void elementwise(const std::string& kernel, const std::vector<Operand>& operands, ElemPush push,
+void elementwise(ops::KernelId kernel, const std::vector<Operand>& operands, ElemPush push,
                  size_t push_bytes, const std::vector<uint32_t>& specs = {}) {
     const Array& first = *operands.front().array;
     detail::ContextState& ctx = first.state();
@@ -59,7 +59,7 @@ void elementwise(const std::string& kernel, const std::vector<Operand>& operands
 bool binary4(const Array& a, const Array& b, const Array& out, ElemPush push, BinaryOp op, uint32_t mode) {
     if (a.dtype() != DType::float32 || a.size() % 4 || a.nbytes() > a.state().info().max_storage_buffer_range)
         return false;
-    Dispatcher d(a.state(), "binary4", linear_local);
+    Dispatcher d(a.state(), ops::KernelId::binary4, linear_local);
     push.n = static_cast<uint32_t>(a.size() / 4);
     d.read(a).read(b).write(out).spec(static_cast<uint32_t>(op)).spec(mode);
     d.push_raw(&push, 16).stride_grid(push.n).record();
@@ -82,7 +82,7 @@ void fill(Array& a, double value) {
     if (!a) throw InvalidArgument("fill on a null Array");
     ElemPush p;
     set_scalar(p, 0, value, a.dtype());
-    elementwise(ops::variant("fill", a.dtype()), {{&a, detail::Access::write}}, p, 16);
+    elementwise(ops::variant(ops::Shader::fill, a.dtype()), {{&a, detail::Access::write}}, p, 16);
 }
 
 Array Array::zeros(const Context& ctx, Shape shape, DType dtype) { return full(ctx, shape, 0.0, dtype); }
@@ -103,11 +103,11 @@ Array copy(const Array& a) {
     Array src(a.context().shared_state(), a.storage(), ws, DType::uint32);
     Array dst(out.context().shared_state(), out.storage(), ws, DType::uint32);
     if (wide && ops::max_elements_per_binding(a.state(), 4) >= words) {
-        Dispatcher d(a.state(), "copy_u128", linear_local);
+        Dispatcher d(a.state(), ops::KernelId::copy_u128, linear_local);
         uint32_t n = static_cast<uint32_t>(words / 4);
         d.read(src).write(dst).push(n).stride_grid(n).record();
     } else {
-        elementwise("copy_u32", {{&src, detail::Access::read}, {&dst, detail::Access::write}}, {}, 4);
+        elementwise(ops::KernelId::copy_u32, {{&src, detail::Access::read}, {&dst, detail::Access::write}}, {}, 4);
     }
     return out;
 }
@@ -116,7 +116,7 @@ Array cast(const Array& a, DType to) {
     if (!a) throw InvalidArgument("cast of a null Array");
     if (to == a.dtype()) return copy(a);
     Array out = new_like(a, to);
-    std::string kernel = "cast_" + std::string(dtype_name(a.dtype())) + "_" + std::string(dtype_name(to));
+    const ops::KernelId kernel = ops::variant(ops::Shader::cast, a.dtype(), to);
     elementwise(kernel, {{&a, detail::Access::read}, {&out, detail::Access::write}}, {}, 4);
     return out;
 }
@@ -128,7 +128,7 @@ Array binary(BinaryOp op, const Array& a, const Array& b) {
         return binary(op, cast(a, DType::float32), cast(b, DType::float32));
     Array out = new_like(a, a.dtype());
     if (binary4(a, b, out, {}, op, 0)) return out;
-    elementwise(ops::variant("binary", a.dtype()),
+    elementwise(ops::variant(ops::Shader::binary, a.dtype()),
                 {{&a, detail::Access::read}, {&b, detail::Access::read}, {&out, detail::Access::write}}, {}, 16,
                 {static_cast<uint32_t>(op), 0});
     return out;
@@ -143,7 +143,7 @@ Array binary(BinaryOp op, const Array& a, double s, bool scalar_first) {
     set_scalar(p, 0, s, a.dtype());
     if (binary4(a, a, out, p, op, scalar_first ? 2u : 1u)) return out;
     // The B binding is unused with a scalar; a is bound there to keep the layout.
-    elementwise(ops::variant("binary", a.dtype()),
+    elementwise(ops::variant(ops::Shader::binary, a.dtype()),
                 {{&a, detail::Access::read}, {&a, detail::Access::read}, {&out, detail::Access::write}}, p, 16,
                 {static_cast<uint32_t>(op), scalar_first ? 2u : 1u});
     return out;
@@ -168,7 +168,7 @@ Array compare(CompareOp op, const Array& a, const Array& b) {
     if (!a || !b) throw InvalidArgument("comparison on a null Array");
     ops::check_same_shape(a, b, "comparison");
     Array out = new_like(a, DType::uint8);
-    elementwise(ops::variant("compare", a.dtype()),
+    elementwise(ops::variant(ops::Shader::compare, a.dtype()),
                 {{&a, detail::Access::read}, {&b, detail::Access::read}, {&out, detail::Access::write}}, {}, 16,
                 {static_cast<uint32_t>(op), 0});
     return out;
@@ -241,7 +241,7 @@ Array compare(CompareOp op, const Array& a, double s) {
     Array out = new_like(a, DType::uint8);
     ElemPush p;
     set_scalar(p, 0, value, a.dtype());
-    elementwise(ops::variant("compare", a.dtype()),
+    elementwise(ops::variant(ops::Shader::compare, a.dtype()),
                 {{&a, detail::Access::read}, {&a, detail::Access::read}, {&out, detail::Access::write}}, p, 16,
                 {static_cast<uint32_t>(op), 1});
     return out;
@@ -279,7 +279,7 @@ Array threshold(const Array& image, const Array& scalars, size_t index, double f
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
         const bool split = count != n;
-        Dispatcher d(ctx, ops::variant("threshold_device", image.dtype()), linear_local);
+        Dispatcher d(ctx, ops::variant(ops::Shader::threshold_device, image.dtype()), linear_local);
         d.read(image, split ? start * es : 0, split ? count * es : 0).read(scalars);
         d.write(out, split ? start : 0, split ? count : 0);
         push.n = static_cast<uint32_t>(count);
@@ -310,7 +310,7 @@ Array where_impl(const Array& cond_in, const Array* a, double sa, const Array* b
         Array dummy = Array::empty(cond.context(), Shape{1}, t);
         const Array& pa = a ? *a : dummy;
         const Array& pb = b ? *b : dummy;
-        Dispatcher d(cond.state(), ops::variant("where", t), linear_local);
+        Dispatcher d(cond.state(), ops::variant(ops::Shader::where, t), linear_local);
         if (out.size() > ops::max_elements_per_binding(cond.state(), 8))
             throw Unsupported("where with a scalar on arrays this large is not split; use array operands");
         d.read(cond).read(pa).read(pb).write(out).spec(a ? 0 : 1).spec(b ? 0 : 1);
@@ -318,7 +318,7 @@ Array where_impl(const Array& cond_in, const Array* a, double sa, const Array* b
         d.push_raw(&p, 24).stride_grid(out.size()).record();
         return out;
     }
-    elementwise(ops::variant("where", t),
+    elementwise(ops::variant(ops::Shader::where, t),
                 {{&cond, detail::Access::read}, {a, detail::Access::read}, {b, detail::Access::read},
                  {&out, detail::Access::write}},
                 p, 24, {0, 0});

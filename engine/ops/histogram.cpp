@@ -31,9 +31,9 @@ enum class Mode : uint32_t { compute = 0, table = 1, search = 2, direct = 3 };
 // The workgroup size of one of our kernels: tuned for this dtype variant,
 // else for all variants ("hist_count"), else the default. (The Dispatcher
 // itself looks up the exact name and the family before the first '_'.)
-std::array<uint32_t, 3> local_size(detail::ContextState& ctx, const std::string& base, DType t) {
-    if (auto s = ctx.workgroup_size(ops::variant(base, t))) return *s;
-    if (auto s = ctx.workgroup_size(base)) return *s;
+std::array<uint32_t, 3> local_size(detail::ContextState& ctx, ops::Shader shader, DType t) {
+    if (auto s = ctx.workgroup_size(shaders::info(ops::variant(shader, t)).name)) return *s;
+    if (auto s = ctx.workgroup_size(shaders::shader_names[static_cast<uint16_t>(shader)])) return *s;
     return linear_local;
 }
 
@@ -84,7 +84,7 @@ MinMax min_max(const Array& a) {
     const DType t = a.dtype();
     const size_t es = dtype_size(t);
     const uint64_t n = a.size(), piece = piece_elements(a);
-    const auto local = local_size(ctx, "hist_minmax", t);
+    const auto local = local_size(ctx, ops::Shader::hist_minmax, t);
     // One partial (at most 32 bytes) per workgroup; all of them in one binding.
     const uint64_t pieces = (n + piece - 1) / piece;
     const uint64_t max_slots = std::min<uint64_t>(4096, ctx.info().max_storage_buffer_range / 32);
@@ -102,7 +102,7 @@ MinMax min_max(const Array& a) {
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
         const bool split = count != n;
-        Dispatcher d(ctx, ops::variant("hist_minmax", t), local);
+        Dispatcher d(ctx, ops::variant(ops::Shader::hist_minmax, t), local);
         const uint64_t chunks = std::max<uint64_t>(1, count * es / 16);
         const uint64_t per_group = uint64_t(product(d.local())) * 4;
         const auto groups = static_cast<uint32_t>(std::clamp<uint64_t>((chunks + per_group - 1) / per_group, 1,
@@ -115,7 +115,7 @@ MinMax min_max(const Array& a) {
         slot += groups;
     }
     const DType acc = accumulator(t);
-    Dispatcher f(ctx, ops::variant("hist_minmax_final", acc), local_size(ctx, "hist_minmax_final", acc));
+    Dispatcher f(ctx, ops::variant(ops::Shader::hist_minmax_final, acc), local_size(ctx, ops::Shader::hist_minmax_final, acc));
     f.read(partials).write(result).push(slot).groups(1).record();
 
     const auto w = result.to_vector<uint32_t>();
@@ -228,7 +228,7 @@ void record_count(const Array& a, const Plan& plan, const Array& counts) {
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
         const bool split = count != n;
-        Dispatcher d(ctx, ops::variant("hist_count", t), local_size(ctx, "hist_count", t));
+        Dispatcher d(ctx, ops::variant(ops::Shader::hist_count, t), local_size(ctx, ops::Shader::hist_count, t));
         const uint64_t chunks = std::max<uint64_t>(1, count * es / 16);
         const uint64_t per_group = uint64_t(product(d.local())) * 4;
         const uint64_t cap = copies ? 1024 : 8192;

@@ -5,10 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
-
-#include "vk/glsl_compiler.hpp"
+#include <string>
 
 namespace kiln::shaders {
 struct Entry {
@@ -17,14 +14,36 @@ struct Entry {
 };
 extern const Entry registry[];
 extern const size_t registry_size;
+
+static_assert(static_cast<int>(DType::float32) == 0 && static_cast<int>(DType::uint32) == 7,
+              "kernel_ids.hpp's variant table indexes dtypes in kiln::DType's order");
+
+std::span<const uint32_t> spirv(KernelId k) { return registry[static_cast<uint16_t>(k)].code; }
+
+namespace {
+constexpr int none = 8;
+KernelId lookup(Shader s, int t, int u) {
+    const int16_t k = variants[static_cast<uint16_t>(s)][t][u];
+    if (k >= 0) return static_cast<KernelId>(k);
+    std::string what = std::string("kiln has no built-in kernel ") + shader_names[static_cast<uint16_t>(s)];
+    if (t != none) what += std::string(" for ") + std::string(dtype_name(static_cast<DType>(t)));
+    if (u != none) what += std::string(" and ") + std::string(dtype_name(static_cast<DType>(u)));
+    throw Error(what);
+}
+}  // namespace
+
+KernelId variant(Shader s, DType t) { return lookup(s, static_cast<int>(t), none); }
+KernelId variant(Shader s, DType t, DType u) { return lookup(s, static_cast<int>(t), static_cast<int>(u)); }
+KernelId only(Shader s) { return lookup(s, none, none); }
+
 } // namespace kiln::shaders
 
 namespace kiln::ops {
 
-std::span<const uint32_t> builtin_spirv(std::string_view name) {
+bool is_builtin_kernel(std::string_view name) {
     for (size_t i = 0; i < shaders::registry_size; ++i)
-        if (shaders::registry[i].name == name) return shaders::registry[i].code;
-    throw Error("kiln has no built-in kernel named '" + std::string(name) + "'");
+        if (shaders::registry[i].name == name) return true;
+    return false;
 }
 
 void check_same_context(const Array& a, const Array& b, const char* op) {
@@ -45,18 +64,29 @@ void check_same_shape(const Array& a, const Array& b, const char* op, bool dtype
                               " differ; cast one with kiln::cast(array, dtype) first");
 }
 
-Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::array<uint32_t, 3> default_local)
-    : ctx_(ctx) {
-    node_.spirv = builtin_spirv(kernel);
-    local_ = ctx.workgroup_size(kernel).value_or(default_local);
+Dispatcher::Dispatcher(detail::ContextState& ctx, KernelId kernel, std::array<uint32_t, 3> default_local)
+    : ctx_(ctx), builtin_(&shaders::info(kernel)) {
+    node_.spirv = shaders::spirv(kernel);
+    std::string name = builtin_->name;
+    local_ = ctx.workgroup_size(name).value_or(default_local);
     // A tuned size may be set under the family name ("binary") for all dtypes.
-    if (!ctx.workgroup_size(kernel)) {
-        auto us = kernel.find('_');
+    if (!ctx.workgroup_size(name)) {
+        auto us = name.find('_');
         if (us != std::string::npos)
-            if (auto fam = ctx.workgroup_size(kernel.substr(0, us))) local_ = *fam;
+            if (auto fam = ctx.workgroup_size(name.substr(0, us))) local_ = *fam;
     }
-    node_.name = std::move(kernel);
+    node_.name = std::move(name);
     node_.spec = {local_[0], local_[1], local_[2]};
+}
+
+void Dispatcher::check_push_size(size_t bytes, size_t align) const {
+    if (!builtin_) return;
+    const size_t block = builtin_->push_size;
+    const size_t padded = (block + align - 1) / align * align;
+    if (bytes != block && bytes != padded)
+        throw Error(std::string("internal error: the push constants of kernel ") + builtin_->name + " are a " +
+                    std::to_string(bytes) + "-byte C++ struct, but the shader's block takes " +
+                    std::to_string(block) + " bytes: the op and its shader disagree");
 }
 
 Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
@@ -129,29 +159,6 @@ Dispatcher& Dispatcher::stride_grid(uint64_t n) {
     return *this;
 }
 
-namespace {
-
-// Per binding of set 0, whether a built-in module may write it: some block
-// there is not declared readonly. Reflected once per module (the modules
-// are the build's constant data, so the cache never goes stale).
-const std::vector<bool>& writable_bindings(std::span<const uint32_t> spirv) {
-    static std::mutex mutex;
-    static std::map<const uint32_t*, std::vector<bool>> cache;
-    std::lock_guard lock(mutex);
-    auto [it, fresh] = cache.try_emplace(spirv.data());
-    if (fresh) {
-        const vk::CompiledShader shader = vk::reflect_spirv({spirv.begin(), spirv.end()});
-        for (const vk::BufferBinding& b : shader.buffers) {
-            if (b.set != 0) continue;
-            if (it->second.size() <= b.binding) it->second.resize(b.binding + 1, false);
-            if (!b.readonly) it->second[b.binding] = true;
-        }
-    }
-    return it->second;
-}
-
-} // namespace
-
 void Dispatcher::record() {
     // A binding that one pass of a multi-pass kernel only reads may be
     // declared writable in the shader for another pass (a specialization
@@ -160,10 +167,9 @@ void Dispatcher::record() {
     // graph does too: the node is ordered after earlier readers and before
     // later ones. Without this, a pull recorded beside such a pass was a
     // read-after-write hazard to the validation layer on every GPU.
-    if (!node_.code_owner) {
-        const std::vector<bool>& writable = writable_bindings(node_.spirv);
-        for (size_t i = 0; i < node_.buffers.size(); ++i)
-            if (node_.buffers[i].access == detail::Access::read && i < writable.size() && writable[i])
+    if (builtin_) {
+        for (size_t i = 0; i < node_.buffers.size() && i < 64; ++i)
+            if (node_.buffers[i].access == detail::Access::read && (builtin_->writable >> i & 1))
                 node_.buffers[i].access = detail::Access::read_write;
     }
     ctx_.record(detail::Node{std::move(node_)});

@@ -9,16 +9,16 @@
 
 #include "graph/context_state.hpp"
 #include "kiln/array.hpp"
+#include "ops/kernel_table.hpp"
 
 namespace kiln::ops {
 
-/// SPIR-V of a built-in kernel (embedded at build time); throws if unknown.
-std::span<const uint32_t> builtin_spirv(std::string_view name);
+using shaders::KernelId;
+using shaders::Shader;
+using shaders::variant;
 
-/// The device-specific name suffix of a dtype variant: "binary" + float32 -> "binary_float32".
-inline std::string variant(std::string_view base, DType t) {
-    return std::string(base) + "_" + std::string(dtype_name(t));
-}
+/// Whether a built-in kernel has this name (user kernels may not take one).
+bool is_builtin_kernel(std::string_view name);
 
 /// Throws kiln::InvalidArgument unless a and b live in the same context.
 void check_same_context(const Array& a, const Array& b, const char* op);
@@ -29,8 +29,8 @@ void check_same_shape(const Array& a, const Array& b, const char* op, bool dtype
 class Dispatcher {
 public:
     /// default_local: the kernel's workgroup size unless the context has a
-    /// tuned one for this kernel name.
-    Dispatcher(detail::ContextState& ctx, std::string kernel, std::array<uint32_t, 3> default_local);
+    /// tuned one for this kernel (or its shader's) name.
+    Dispatcher(detail::ContextState& ctx, KernelId kernel, std::array<uint32_t, 3> default_local);
     /// A kernel compiled at run time: `owner` keeps `spirv` alive while the
     /// graph holds the node; `entry` is its entry point.
     Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
@@ -39,8 +39,13 @@ public:
     Dispatcher& read(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
     Dispatcher& write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
     Dispatcher& read_write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
+    /// The push constants, as a C++ struct mirroring the shader's block: a
+    /// built-in kernel's block size (kernel table) must be the struct's size,
+    /// give or take the struct's trailing padding, else this throws (a test
+    /// of every op then fails: the struct and the shader disagree).
     template <typename T> Dispatcher& push(const T& value) {
         static_assert(std::is_trivially_copyable_v<T>);
+        check_push_size(sizeof(T), alignof(T));
         return push_raw(&value, sizeof(T));
     }
     Dispatcher& push_raw(const void* data, size_t bytes) {
@@ -64,7 +69,9 @@ public:
 
 private:
     Dispatcher& bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access);
+    void check_push_size(size_t bytes, size_t align) const;
     detail::ContextState& ctx_;
+    const shaders::KernelInfo* builtin_ = nullptr;  // null for run-time compiled kernels
     detail::Dispatch node_;
     std::array<uint32_t, 3> local_;
 };

@@ -69,13 +69,7 @@ std::string profile_name_for(const std::string& name, const std::vector<uint32_t
 void check_name(const std::string& name) {
     if (name.empty() || name.find_first_of(" \t\r\n#") != std::string::npos)
         throw InvalidArgument("kernel name '" + name + "' is not accepted: give a non-empty name without spaces or '#'");
-    bool builtin = true;
-    try {
-        ops::builtin_spirv(name);
-    } catch (const Error&) {
-        builtin = false;
-    }
-    if (builtin)
+    if (ops::is_builtin_kernel(name))
         throw InvalidArgument("kernel name '" + name + "' is the name of a built-in kernel; choose another name");
 }
 

@@ -85,8 +85,8 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
     detail::ContextState& ctx = mask.state();
     // Passes 3-5 share blocks out among whole subgroups: a tuned size that
     // splits one is refused before anything is recorded.
-    Dispatcher(ctx, "label_flatten", linear_local).whole_subgroups();
-    Dispatcher(ctx, "label_relabel", linear_local).whole_subgroups();
+    Dispatcher(ctx, ops::KernelId::label_flatten, linear_local).whole_subgroups();
+    Dispatcher(ctx, ops::KernelId::label_relabel, linear_local).whole_subgroups();
     const auto n = static_cast<uint32_t>(mask.size());
     const auto nx = static_cast<uint32_t>(shape.x()), ny = static_cast<uint32_t>(shape.y()),
                nz = static_cast<uint32_t>(shape.z());
@@ -105,7 +105,7 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
         : shape.ndim() == 2 ? std::array<uint32_t, 3>{32, 8, 1}
                             : std::array<uint32_t, 3>{8, 8, 4};
     const uint32_t rows = shape.ndim() == 2 ? 4 : 1;
-    Dispatcher local(ctx, ops::variant("label_local", mask.dtype()), tile_local);
+    Dispatcher local(ctx, ops::variant(ops::Shader::label_local, mask.dtype()), tile_local);
     const uint32_t tx = local.local()[0], ty = local.local()[1] * rows, tz = local.local()[2];
     const uint32_t offsets = offset_mask(shape.ndim(), reach);
     LocalPush lp{nx, ny, nz, ceil_div(nx, tx), ceil_div(ny, ty), 0, offsets, blocks};
@@ -131,28 +131,28 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
                               " has too many tile borders for one pass");
         const MergePush mp{
             nx, ny, nz, tx, ty, tz, lp.tiles_x, lp.tiles_y, faces, offsets, uint32_t(total)};
-        Dispatcher merge(ctx, "label_merge", linear_local);
+        Dispatcher merge(ctx, ops::KernelId::label_merge, linear_local);
         merge.read_write(out).push(mp).stride_grid(total).record();
     }
 
     // 3-5. Numbering in raster order, block by block.
     const BlockPush bp{n, blocks, block};
     Array count = Array::empty(mask.context(), Shape{1}, DType::int32);
-    Dispatcher(ctx, "label_flatten", linear_local)
+    Dispatcher(ctx, ops::KernelId::label_flatten, linear_local)
         .read_write(out)
         .read_write(block_roots)
         .write(count)
         .push(bp)
         .groups(capped_groups(ctx, blocks))
         .record();
-    Dispatcher(ctx, "label_relabel", linear_local)
+    Dispatcher(ctx, ops::KernelId::label_relabel, linear_local)
         .read_write(out)
         .read(block_roots)
         .spec(0)
         .push(bp)
         .groups(capped_groups(ctx, blocks))
         .record();
-    Dispatcher resolve(ctx, "label_relabel", linear_local);
+    Dispatcher resolve(ctx, ops::KernelId::label_relabel, linear_local);
     resolve.read_write(out).read(block_roots).spec(1).push(bp).stride_grid(n).record();
     return {out, count};
 }

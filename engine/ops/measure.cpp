@@ -53,7 +53,7 @@ int64_t largest_label(const Array& labels) {
     const int32_t init[2] = {std::numeric_limits<int32_t>::min(), 0};
     Array out = Array::from(labels.context(), Shape{2}, std::span<const int32_t>(init));
     Array words(labels.context().shared_state(), labels.storage(), labels.shape(), DType::uint32);
-    ops::Dispatcher d(labels.state(), "measure_range", {256, 1, 1});
+    ops::Dispatcher d(labels.state(), ops::KernelId::measure_range, {256, 1, 1});
     const auto n = static_cast<uint32_t>(labels.size());
     d.read(words).read_write(out).spec(is_unsigned).push(n).stride_grid(n).record();
     const auto v = out.to_vector<int32_t>();

@@ -75,7 +75,7 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
     const auto n = static_cast<uint32_t>(image.size());
     const uint32_t nslots = map.nslots;
     const bool lookup = !map.keys.empty();
-    Dispatcher reduce_pass(ctx, float64 ? "measure_reduce_float64" : "measure_reduce_float32",
+    Dispatcher reduce_pass(ctx, ops::variant(ops::Shader::measure_reduce, float64 ? DType::float64 : DType::float32),
                            reduce_local);
     reduce_pass.whole_subgroups();
     const uint32_t segment = reduce_pass.local()[0] * per_invocation;
@@ -105,7 +105,7 @@ Measurements::Raw record_measure(const Array& image, const Array& labels, const 
                       count ? 1u : 0u};
     // Counts, lists laid out (one workgroup), pixels grouped by slot.
     for (uint32_t mode : {0u, 2u, 1u}) {
-        Dispatcher d(ctx, ops::variant("measure_runs", image.dtype()), runs_local);
+        Dispatcher d(ctx, ops::variant(ops::Shader::measure_runs, image.dtype()), runs_local);
         d.whole_subgroups();
         const uint64_t chunk = uint64_t(ctx.info().subgroup_size) * steps_per_chunk;
         const uint64_t per_group = std::max<uint32_t>(1, d.local()[0] / ctx.info().subgroup_size);

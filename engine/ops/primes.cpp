@@ -39,7 +39,7 @@ void record_trial(const Array& flags, uint32_t base) {
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
         const bool split = count != n;
-        Dispatcher d(ctx, "primes_trial", linear_local);
+        Dispatcher d(ctx, ops::KernelId::primes_trial, linear_local);
         Span push{static_cast<uint32_t>(base + start), static_cast<uint32_t>(count)};
         d.write(flags, split ? start : 0, split ? count : 0).push(push).stride_grid(count).record();
     }
@@ -70,7 +70,7 @@ Compacted compact(const Array& flags, uint32_t base, uint64_t bound) {
     Compacted c;
     c.list = Array::empty(context, Shape{std::max<uint64_t>(bound, 1)}, DType::uint32);
     c.total = Array::empty(context, Shape{1}, DType::uint32);
-    Dispatcher probe(ctx, "primes_compact", linear_local);
+    Dispatcher probe(ctx, ops::KernelId::primes_compact, linear_local);
     const uint64_t tile = uint64_t(probe.local()[0]) * probe.local()[1] * probe.local()[2] * flags_per_invocation;
     const uint64_t n = flags.size();
     const uint64_t tiles = (n + tile - 1) / tile;
@@ -84,7 +84,7 @@ Compacted compact(const Array& flags, uint32_t base, uint64_t bound) {
         for (uint64_t start = 0; start < n; start += piece) {
             const uint64_t count = std::min(piece, n - start);
             const bool split = count != n;
-            Dispatcher d(ctx, "primes_compact", linear_local);
+            Dispatcher d(ctx, ops::KernelId::primes_compact, linear_local);
             d.read(flags, split ? start : 0, split ? count : 0);
             if (which == 0) d.read_write(tile_counts).read(c.list).read(c.total);
             else d.read(tile_counts).write(c.list).read(c.total);
@@ -95,7 +95,7 @@ Compacted compact(const Array& flags, uint32_t base, uint64_t bound) {
     };
     pass(0);
     {
-        Dispatcher d(ctx, "primes_compact", linear_local);
+        Dispatcher d(ctx, ops::KernelId::primes_compact, linear_local);
         const uint64_t first = std::min<uint64_t>(n, piece);
         d.read(flags, 0, first == n ? 0 : first).read_write(tile_counts).read(c.list).write(c.total);
         d.spec(1).push(Push{0, 0, 0, static_cast<uint32_t>(tiles)}).groups(1).record();
@@ -141,7 +141,7 @@ Array prime_flags_sieve(const Context& ctx, uint32_t upper) {
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
         const bool split = count != n;
-        Dispatcher d(st, "primes_sieve", linear_local);
+        Dispatcher d(st, ops::KernelId::primes_sieve, linear_local);
         d.read(base.list).read(base.total).write(flags, split ? start : 0, split ? count : 0);
         Span push{static_cast<uint32_t>(start), static_cast<uint32_t>(count)};
         d.spec(words).push(push).groups(static_cast<uint32_t>((count + segment - 1) / segment)).record();

@@ -90,8 +90,7 @@ Array sum_partials(const Array& a, bool f64, uint32_t mode, const Array* mean) {
     Array partials = Array::empty(ctx, Shape{total_parts(ps) * acc_elems(f64)}, acc_dtype(f64));
     // Mode 0 reads no mean; a placeholder fills its binding.
     Array placeholder = mean ? *mean : Array::empty(ctx, Shape{acc_elems(f64)}, acc_dtype(f64));
-    const std::string kernel = "reduce_sum_" + std::string(dtype_name(a.dtype())) + "_" +
-                               std::string(dtype_name(acc_dtype(f64)));
+    const ops::KernelId kernel = ops::variant(ops::Shader::reduce_sum, a.dtype(), acc_dtype(f64));
     for (const Piece& pc : ps) {
         Dispatcher d(a.state(), kernel, linear_local);
         bind_piece(d, a, pc);
@@ -112,7 +111,7 @@ Array sum_final(const Array& partials, bool f64, SumOp op, uint64_t n, double di
         std::array<uint32_t, 2> n_bits, div_bits;
     } push{static_cast<uint32_t>(partials.size() / acc_elems(f64)), 0, ops::accumulator_bits(static_cast<double>(n), f64),
            ops::accumulator_bits(divisor, f64)};
-    Dispatcher d(partials.state(), f64 ? "reduce_final_float64" : "reduce_final_float32", linear_local);
+    Dispatcher d(partials.state(), ops::variant(ops::Shader::reduce_final, acc_dtype(f64)), linear_local);
     d.read(partials).write(result).spec(static_cast<uint32_t>(op)).push(push).groups(1).record();
     return result;
 }
@@ -179,9 +178,8 @@ Extreme extreme(const Array& a, ExtremeOp op, const char* fn) {
     const uint32_t parts = total_parts(ps);
     Array values = Array::empty(ctx, Shape{parts}, widened(a.dtype()));
     Array indices = Array::empty(ctx, Shape{uint64_t(parts) * 2}, DType::uint32);
-    const std::string name(dtype_name(a.dtype()));
     for (const Piece& pc : ps) {
-        Dispatcher d(a.state(), "reduce_extreme_" + name, linear_local);
+        Dispatcher d(a.state(), ops::variant(ops::Shader::reduce_extreme, a.dtype()), linear_local);
         bind_piece(d, a, pc);
         struct {
             uint32_t n, part_base, base_lo, base_hi;
@@ -190,7 +188,7 @@ Extreme extreme(const Array& a, ExtremeOp op, const char* fn) {
         d.write(values).write(indices).spec(static_cast<uint32_t>(op)).push(push).groups(pc.groups).record();
     }
     Extreme r{Array::empty(ctx, Shape{1}, a.dtype()), Array::empty(ctx, Shape{2}, DType::uint32)};
-    Dispatcher d(a.state(), "reduce_extreme_final_" + name, linear_local);
+    Dispatcher d(a.state(), ops::variant(ops::Shader::reduce_extreme_final, a.dtype()), linear_local);
     d.read(values).read(indices).write(r.value).write(r.index).spec(static_cast<uint32_t>(op)).push(parts);
     d.groups(1).record();
     return r;

@@ -97,8 +97,8 @@ Array reduce_axis(const Array& a, Axis axis, AxisOp op, int ddof, Accumulation a
     push.n_bits = ops::accumulator_bits(static_cast<double>(l.n), f64);
     push.div_bits = ops::accumulator_bits(std::max(static_cast<double>(l.n) - static_cast<double>(ddof), 0.0), f64);
 
-    const std::string kernel = "reduce_axis_" + std::string(dtype_name(a.dtype())) + "_" +
-                               std::string(f64 ? "float64" : "float32");
+    const ops::KernelId kernel =
+        ops::variant(ops::Shader::reduce_axis, a.dtype(), f64 ? DType::float64 : DType::float32);
     Dispatcher d(ctx, kernel, local);
     // Both grid dimensions loop in the kernel: the grid only needs to fill the GPU.
     const uint64_t gx = (push.inner + d.local()[0] - 1) / d.local()[0];

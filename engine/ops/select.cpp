@@ -148,7 +148,7 @@ Array record_batch(const Array& a, std::span<const uint32_t> ranks, const Plan& 
     for (uint32_t t = 0; t < plan.width; ++t) push.rank[t] = ranks[std::min<size_t>(t, ranks.size() - 1)];
     for (uint32_t pass = 0; pass < plan.digits.size(); ++pass) {
         const Digit& d = plan.digits[pass];
-        Dispatcher r(ctx, ops::variant("select_radix", a.dtype()), {plan.local, 1, 1});
+        Dispatcher r(ctx, ops::variant(ops::Shader::select_radix, a.dtype()), {plan.local, 1, 1});
         const uint64_t per_group = r.local()[0] * elements_per_thread;
         const uint64_t wanted = (a.size() + per_group - 1) / per_group;
         const auto groups = static_cast<uint32_t>(std::clamp<uint64_t>(wanted, 1, max_groups));
