@@ -1,4 +1,5 @@
 #include "ops/kernel.hpp"
+#include "ops/shader_registry.hpp"
 
 #include "kiln/elementwise.hpp"
 
@@ -8,12 +9,6 @@
 #include <string>
 
 namespace kiln::shaders {
-struct Entry {
-    std::string_view name;
-    std::span<const uint32_t> code;
-};
-extern const Entry registry[];
-extern const size_t registry_size;
 
 static_assert(static_cast<int>(DType::float32) == 0 && static_cast<int>(DType::uint32) == 7,
               "kernel_ids.hpp's variant table indexes dtypes in kiln::DType's order");

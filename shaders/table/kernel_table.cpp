@@ -9,16 +9,9 @@
 #include <span>
 #include <string_view>
 
+#include "ops/shader_registry.hpp"
 #include "vk/glsl_compiler.hpp"
 
-namespace kiln::shaders {
-struct Entry {
-    std::string_view name;
-    std::span<const uint32_t> code;
-};
-extern const Entry registry[];
-extern const size_t registry_size;
-}  // namespace kiln::shaders
 
 int main(int argc, char** argv) {
     if (argc != 2) {
