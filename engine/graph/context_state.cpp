@@ -165,8 +165,8 @@ ContextState::~ContextState() {
     retired_.clear();
     staging_.reset();
     pipelines_.reset();
-    for (VkFence f : free_fences_) vkDestroyFence(device_->handle(), f, nullptr);
-    for (auto& [capacity, q] : free_queries_) vkDestroyQueryPool(device_->handle(), q, nullptr);
+    free_fences_.clear();
+    free_queries_.clear();
     vkDestroyCommandPool(device_->handle(), pool_, nullptr);  // frees the command buffers
     allocator_.reset();
     device_.reset();
@@ -227,11 +227,11 @@ Submission ContextState::prepare(GraphIR& graph, Plan& plan, bool reusable) {
         vk::check(vkAllocateCommandBuffers(dev, &ai, &sub.cmd), "vkAllocateCommandBuffers");
     }
     if (!free_fences_.empty()) {
-        sub.fence = free_fences_.back();
+        sub.fence = std::move(free_fences_.back());
         free_fences_.pop_back();
     } else {
         VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        vk::check(vkCreateFence(dev, &fci, nullptr, &sub.fence), "vkCreateFence");
+        vk::check(vkCreateFence(dev, &fci, nullptr, sub.fence.put(dev)), "vkCreateFence");
     }
     if (plan.query_count) {
         // The smallest free pool that is large enough, else a new one with
@@ -240,14 +240,14 @@ Submission ContextState::prepare(GraphIR& graph, Plan& plan, bool reusable) {
         for (auto it = free_queries_.begin(); it != free_queries_.end(); ++it)
             if (it->first >= plan.query_count && (best == free_queries_.end() || it->first < best->first)) best = it;
         if (best != free_queries_.end()) {
-            sub.queries = best->second;
+            sub.queries = std::move(best->second);
             sub.query_capacity = best->first;
             free_queries_.erase(best);
         } else {
             VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
             qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
             qci.queryCount = std::max<uint32_t>(std::bit_ceil(plan.query_count), 16);
-            vk::check(vkCreateQueryPool(dev, &qci, nullptr, &sub.queries), "vkCreateQueryPool");
+            vk::check(vkCreateQueryPool(dev, &qci, nullptr, sub.queries.put(dev)), "vkCreateQueryPool");
             sub.query_capacity = qci.queryCount;
         }
         sub.query_count = plan.query_count;
@@ -310,7 +310,7 @@ void ContextState::wait(uint64_t serial) {
                    std::chrono::steady_clock::now() < until) {
             }
         }
-        if (r == VK_NOT_READY) r = vkWaitForFences(device_->handle(), 1, &sub.fence, VK_TRUE, fence_timeout_ns_);
+        if (r == VK_NOT_READY) r = vkWaitForFences(device_->handle(), 1, sub.fence.address(), VK_TRUE, fence_timeout_ns_);
         if (r == VK_TIMEOUT)
             throw VulkanError("a submission did not finish within " + std::to_string(fence_timeout_ns_ / 1000000) +
                                   " ms (kernels: " + kernel_names(sub.keep) +
@@ -380,17 +380,10 @@ void ContextState::destroy(Submission& sub) {
         if (free_cmds_.size() < keep) free_cmds_.push_back(sub.cmd);
         else vkFreeCommandBuffers(dev, pool_, 1, &sub.cmd);
     }
-    if (sub.fence) {
-        if (free_fences_.size() < keep && vkResetFences(dev, 1, &sub.fence) == VK_SUCCESS)
-            free_fences_.push_back(sub.fence);
-        else
-            vkDestroyFence(dev, sub.fence, nullptr);
-    }
-    if (sub.queries) {
-        if (free_queries_.size() < keep) free_queries_.push_back({sub.query_capacity, sub.queries});
-        else vkDestroyQueryPool(dev, sub.queries, nullptr);
-    }
-    if (sub.descriptors) vkDestroyDescriptorPool(dev, sub.descriptors, nullptr);
+    // Objects not kept are destroyed with the submission (vk/handle.hpp).
+    if (sub.fence && free_fences_.size() < keep && vkResetFences(dev, 1, sub.fence.address()) == VK_SUCCESS)
+        free_fences_.push_back(std::move(sub.fence));
+    if (sub.queries && free_queries_.size() < keep) free_queries_.push_back({sub.query_capacity, std::move(sub.queries)});
     if (sub.arena) allocator_->free(sub.arena);
     sub = Submission{};
 }
@@ -448,7 +441,7 @@ uint64_t ContextState::submit_recorded(RecordedGraph& g) {
     std::lock_guard guard(mutex_);
     flush();
     if (g.in_flight) wait(g.sub.serial);
-    vk::check(vkResetFences(device_->handle(), 1, &g.sub.fence), "vkResetFences");
+    vk::check(vkResetFences(device_->handle(), 1, g.sub.fence.address()), "vkResetFences");
     // Its timestamps were read when it finished (poll); reset for this run.
     if (g.sub.queries && device_->enabled().host_query_reset)
         vkResetQueryPool(device_->handle(), g.sub.queries, 0, g.sub.query_count);

@@ -20,6 +20,7 @@
 #include "kiln/error.hpp"
 #include "vk/allocator.hpp"
 #include "vk/device.hpp"
+#include "vk/handle.hpp"
 #include "vk/instance.hpp"
 #include "vk/pipeline.hpp"
 
@@ -29,9 +30,9 @@ namespace kiln::detail {
 struct Submission {
     uint64_t serial = 0;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    VkQueryPool queries = VK_NULL_HANDLE;
-    VkDescriptorPool descriptors = VK_NULL_HANDLE;
+    vk::Fence fence;
+    vk::QueryPool queries;
+    vk::DescriptorPool descriptors;
     uint32_t query_count = 0;     // queries this submission uses
     uint32_t query_capacity = 0;  // queries the pool holds
     bool time_nodes = false;
@@ -154,8 +155,8 @@ private:
     // one. Fences are unsignalled; query pools are reset in the command buffer.
     std::map<std::string, Kept> kept_;
     std::vector<VkCommandBuffer> free_cmds_;
-    std::vector<VkFence> free_fences_;
-    std::vector<std::pair<uint32_t, VkQueryPool>> free_queries_;  // capacity, pool
+    std::vector<vk::Fence> free_fences_;
+    std::vector<std::pair<uint32_t, vk::QueryPool>> free_queries_;  // capacity, pool
     uint32_t spin_us_ = 0;  // busy-wait this long on a fence before blocking
     uint64_t fence_timeout_ns_ = UINT64_MAX;  // then a VulkanError names the kernels
 

@@ -87,7 +87,7 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
             pci.maxSets = sets;
             pci.poolSizeCount = 1;
             pci.pPoolSizes = &size;
-            check(vkCreateDescriptorPool(dev, &pci, nullptr, &sub.descriptors), "vkCreateDescriptorPool");
+            check(vkCreateDescriptorPool(dev, &pci, nullptr, sub.descriptors.put(dev)), "vkCreateDescriptorPool");
         }
     }
 
