@@ -68,30 +68,35 @@ void level_barrier_to_host(VkCommandBuffer cmd, VkPipelineStageFlags2 src) {
     vkCmdPipelineBarrier2(cmd, &dep);
 }
 
-} // namespace
 
-void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan) {
-    VkDevice dev = ctx.device().handle();
-    const bool push_descriptors = ctx.device().enabled().push_descriptors;
-
-    if (!push_descriptors) {
-        uint32_t sets = 0, buffers = 0;
-        for (auto& n : g.nodes)
-            if (auto* d = std::get_if<Dispatch>(&n.op)) {
-                ++sets;
-                buffers += static_cast<uint32_t>(d->buffers.size());
-            }
-        if (sets) {
-            VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)};
-            VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-            pci.maxSets = sets;
-            pci.poolSizeCount = 1;
-            pci.pPoolSizes = &size;
-            check(vkCreateDescriptorPool(dev, &pci, nullptr, sub.descriptors.put(dev)), "vkCreateDescriptorPool");
+// Step 1: where descriptors cannot be pushed, one pool with a set for each
+// dispatch of the graph.
+void make_descriptor_pool(ContextState& ctx, Submission& sub, const GraphIR& g) {
+    uint32_t sets = 0, buffers = 0;
+    for (auto& n : g.nodes)
+        if (auto* d = std::get_if<Dispatch>(&n.op)) {
+            ++sets;
+            buffers += static_cast<uint32_t>(d->buffers.size());
         }
-    }
+    if (!sets) return;
+    VkDevice dev = ctx.device().handle();
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)};
+    VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pci.maxSets = sets;
+    pci.poolSizeCount = 1;
+    pci.pPoolSizes = &size;
+    check(vkCreateDescriptorPool(dev, &pci, nullptr, sub.descriptors.put(dev)), "vkCreateDescriptorPool");
+}
 
-    VkCommandBuffer cmd = sub.cmd;
+// The compute and copy work of earlier submissions comes first (host
+// writes are made visible by the submission itself). Scoped to those
+// stages: an ALL_COMMANDS barrier here cost about 3 us per submission on an
+// H200.
+constexpr VkPipelineStageFlags2 work_stages = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+
+// Step 2: begins the command buffer, resets the queries and writes the
+// submission's first timestamp, then the barrier after earlier work.
+void begin(ContextState& ctx, Submission& sub, VkCommandBuffer cmd) {
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = sub.reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
@@ -101,25 +106,107 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
         // per submission on an H200. A graph's re-launch resets it again
         // (ContextState::submit_recorded).
         if (ctx.device().enabled().host_query_reset)
-            vkResetQueryPool(dev, sub.queries, 0, sub.query_count);
+            vkResetQueryPool(ctx.device().handle(), sub.queries, 0, sub.query_count);
         else
             vkCmdResetQueryPool(cmd, sub.queries, 0, sub.query_count);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 0);
     }
-    // The compute and copy work of earlier submissions comes first (host
-    // writes are made visible by the submission itself). Scoped to those
-    // stages: an ALL_COMMANDS barrier here cost about 3 us per submission
-    // on an H200.
-    constexpr VkPipelineStageFlags2 work = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
-    level_barrier(cmd, work, work);
+    level_barrier(cmd, work_stages, work_stages);
+}
+
+// Step 3: one dispatch (its pipeline bound unless it already is, its
+// descriptors pushed or written into a set from the submission's pool, its
+// push constants).
+class DispatchRecorder {
+public:
+    DispatchRecorder(ContextState& ctx, Submission& sub, VkCommandBuffer cmd)
+        : ctx_(ctx), sub_(sub), cmd_(cmd), push_descriptors_(ctx.device().enabled().push_descriptors) {}
+
+    void record(const Dispatch& d) {
+        vk::PipelineKey key{d.name, d.spirv, static_cast<uint32_t>(d.buffers.size()),
+                            static_cast<uint32_t>(d.push.size()), d.spec, d.entry};
+        const vk::Pipeline& p = ctx_.pipelines().get(key);
+        if (p.pipeline != bound_) {
+            vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+            bound_ = p.pipeline;
+        }
+        if (!d.buffers.empty()) bind_buffers(d, p);
+        if (!d.push.empty())
+            vkCmdPushConstants(cmd_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size()),
+                               d.push.data());
+        vkCmdDispatch(cmd_, d.groups[0], d.groups[1], d.groups[2]);
+    }
+
+private:
+    void bind_buffers(const Dispatch& d, const vk::Pipeline& p) {
+        VkDevice dev = ctx_.device().handle();
+        infos_.resize(d.buffers.size());
+        writes_.resize(d.buffers.size());
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        if (!push_descriptors_) {
+            VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+            ai.descriptorPool = sub_.descriptors;
+            ai.descriptorSetCount = 1;
+            ai.pSetLayouts = &p.set_layout;
+            check(vkAllocateDescriptorSets(dev, &ai, &set), "vkAllocateDescriptorSets");
+        }
+        for (size_t i = 0; i < d.buffers.size(); ++i) {
+            infos_[i] = resolve(d.buffers[i]);
+            writes_[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            writes_[i].dstSet = set;
+            writes_[i].dstBinding = static_cast<uint32_t>(i);
+            writes_[i].descriptorCount = 1;
+            writes_[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            writes_[i].pBufferInfo = &infos_[i];
+        }
+        if (push_descriptors_) {
+            ctx_.device().push_descriptor_fn(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
+                                             static_cast<uint32_t>(writes_.size()), writes_.data());
+        } else {
+            vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes_.size()), writes_.data(), 0, nullptr);
+            vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+        }
+    }
+
+    ContextState& ctx_;
+    Submission& sub_;
+    VkCommandBuffer cmd_;
+    const bool push_descriptors_;
+    VkPipeline bound_ = VK_NULL_HANDLE;
+    std::vector<VkDescriptorBufferInfo> infos_;
+    std::vector<VkWriteDescriptorSet> writes_;
+};
+
+// Step 3 for copies.
+void record_copy(VkCommandBuffer cmd, const Copy& c) {
+    VkDescriptorBufferInfo src = resolve(c.src), dst = resolve(c.dst);
+    VkBufferCopy region{src.offset, dst.offset, c.size};
+    vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
+}
+
+// Step 4: results the host reads become visible to it once the fence
+// signals: what copies wrote (pulls into staging, pinned or imported
+// memory), and, where arrays live in mapped memory that pulls read in
+// place, anything. Other submissions need no host barrier (about 1.3 us on
+// an H200). Then the last timestamp, and the end of the command buffer.
+void end(ContextState& ctx, Submission& sub, VkCommandBuffer cmd, VkPipelineStageFlags2 used) {
+    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || ctx.host_reads_in_place()) level_barrier_to_host(cmd, work_stages);
+    if (sub.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 1);
+    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+}
+
+} // namespace
+
+void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan) {
+    if (!ctx.device().enabled().push_descriptors) make_descriptor_pool(ctx, sub, g);
+    VkCommandBuffer cmd = sub.cmd;
+    begin(ctx, sub, cmd);
 
     // Stages of each level, for scoped barriers between levels.
     std::vector<VkPipelineStageFlags2> level_stages(plan.levels, 0);
     for (uint32_t i : plan.order) level_stages[plan.level[i]] |= stage_of(g.nodes[i]);
 
-    VkPipeline bound = VK_NULL_HANDLE;
-    std::vector<VkDescriptorBufferInfo> infos;
-    std::vector<VkWriteDescriptorSet> writes;
+    DispatchRecorder dispatches(ctx, sub, cmd);
     for (size_t pos = 0; pos < plan.order.size(); ++pos) {
         const Node& node = g.nodes[plan.order[pos]];
         if (plan.barrier_before[pos]) {
@@ -129,67 +216,17 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
         if (plan.time_nodes)
             vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
                                  2 + 2 * static_cast<uint32_t>(pos));
-        if (auto* d = std::get_if<Dispatch>(&node.op)) {
-            vk::PipelineKey key{d->name, d->spirv, static_cast<uint32_t>(d->buffers.size()),
-                                static_cast<uint32_t>(d->push.size()), d->spec, d->entry};
-            const vk::Pipeline& p = ctx.pipelines().get(key);
-            if (p.pipeline != bound) {
-                vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-                bound = p.pipeline;
-            }
-            infos.resize(d->buffers.size());
-            writes.resize(d->buffers.size());
-            VkDescriptorSet set = VK_NULL_HANDLE;
-            if (!push_descriptors && !d->buffers.empty()) {
-                VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-                ai.descriptorPool = sub.descriptors;
-                ai.descriptorSetCount = 1;
-                ai.pSetLayouts = &p.set_layout;
-                check(vkAllocateDescriptorSets(dev, &ai, &set), "vkAllocateDescriptorSets");
-            }
-            for (size_t i = 0; i < d->buffers.size(); ++i) {
-                infos[i] = resolve(d->buffers[i]);
-                writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-                writes[i].dstSet = set;
-                writes[i].dstBinding = static_cast<uint32_t>(i);
-                writes[i].descriptorCount = 1;
-                writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-                writes[i].pBufferInfo = &infos[i];
-            }
-            if (!d->buffers.empty()) {
-                if (push_descriptors) {
-                    ctx.device().push_descriptor_fn(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
-                                                    static_cast<uint32_t>(writes.size()), writes.data());
-                } else {
-                    vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
-                    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
-                }
-            }
-            if (!d->push.empty())
-                vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                   static_cast<uint32_t>(d->push.size()), d->push.data());
-            vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
-        } else {
-            auto& c = std::get<Copy>(node.op);
-            VkDescriptorBufferInfo src = resolve(c.src), dst = resolve(c.dst);
-            VkBufferCopy region{src.offset, dst.offset, c.size};
-            vkCmdCopyBuffer(cmd, src.buffer, dst.buffer, 1, &region);
-        }
+        if (auto* d = std::get_if<Dispatch>(&node.op))
+            dispatches.record(*d);
+        else
+            record_copy(cmd, std::get<Copy>(node.op));
         if (plan.time_nodes)
             vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
                                  3 + 2 * static_cast<uint32_t>(pos));
     }
-    // Results the host reads become visible to it once the fence signals:
-    // what copies wrote (pulls into staging, pinned or imported memory),
-    // and, where arrays live in mapped memory that pulls read in place,
-    // anything. Other submissions need no host barrier (about 1.3 us on an
-    // H200).
     VkPipelineStageFlags2 used = 0;
-    for (VkPipelineStageFlags2 s : level_stages) used |= s;
-    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || ctx.host_reads_in_place())
-        level_barrier_to_host(cmd, work);
-    if (sub.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 1);
-    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    for (VkPipelineStageFlags2 st : level_stages) used |= st;
+    end(ctx, sub, cmd, used);
 }
 
 } // namespace kiln::detail
