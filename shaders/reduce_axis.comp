@@ -13,16 +13,9 @@
 #include "grid.glsl"
 
 
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#else
-#define W T
-#endif
+#include "widen.glsl"
 
 #if defined(KILN_DTYPE2_float64)
-#define ACC_F64
 #define OUT_ACC double
 #else
 #define OUT_ACC float
@@ -67,23 +60,9 @@ OUT_ACC out_value(ACC a) { return norm(a.x, a.y).x; }
 
 #endif
 
-bool is_nan(W v) {
-#if defined(T_FLOAT)
-    return isnan(v);
-#else
-    return false;
-#endif
-}
-
 // First minimum (op 4, 6) or maximum (op 5, 7); the first NaN beats all.
-bool before(W v, uint i, W w, uint j) {
-    if (j == NONE) return i != NONE;
-    if (i == NONE) return false;
-    bool vn = is_nan(v), wn = is_nan(w);
-    if (vn || wn) return vn && (!wn || i < j);
-    if (v == w) return i < j;
-    return (p.op == 4 || p.op == 6) ? v < w : v > w;
-}
+#define EXTREME_MIN (p.op == 4 || p.op == 6)
+#include "extreme.glsl"
 
 const uint LX = gl_WorkGroupSize.x;
 const uint LY = gl_WorkGroupSize.y;

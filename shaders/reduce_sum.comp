@@ -12,49 +12,8 @@
 
 layout(constant_id = 3) const uint MODE = 0;
 
-// Elements are read VW at a time (16 bytes for 32- and 64-bit types) where
-// the binding holds whole vectors; the last n % VW one by one.
-#if defined(KILN_DTYPE_float32)
-#define VT vec4
-#define VW 4
-#elif defined(KILN_DTYPE_float64)
-#define VT dvec2
-#define VW 2
-#elif defined(KILN_DTYPE_int32)
-#define VT ivec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint32)
-#define VT uvec4
-#define VW 4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint16)
-#define VT u16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#define VW 4
-#else
-#define VT u8vec4
-#define VW 4
-#endif
-// 8- and 16-bit values are widened on load: storage of them is all the
-// device must support.
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#define WV ivec4
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#define WV uvec4
-#else
-#define W T
-#define WV VT
-#endif
+#include "widen.glsl"
 
-#if defined(KILN_DTYPE2_float64)
-#define ACC_F64
-#endif
 #include "reduce_acc.glsl"
 
 layout(std430, binding = 0) readonly buffer A { T a[]; };

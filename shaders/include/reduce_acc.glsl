@@ -1,11 +1,12 @@
 // The accumulator ACC of the sum reductions (reduce_sum, reduce_final,
-// reduce_axis): double where the includer defines ACC_F64 before including
-// this file, else compensated float32 pairs (hi, lo) (float_pair.glsl).
+// reduce_axis): double where the second variant type is float64
+// (KILN_DTYPE2_float64) or the includer defines ACC_F64 before including this
+// file, else compensated float32 pairs (hi, lo) (float_pair.glsl).
 // Provides ACC, zero_acc, from_bits (a double's bits, or a (hi, lo) pair's),
 // merge (a + b), divide, root (sqrt), is_zero, nan_acc and inf_acc; and
 // to_acc (an element as ACC) where the includer defines W, the element type
 // as read (widened: int or uint for 8- and 16-bit types; needs dtype.glsl).
-#if defined(ACC_F64)
+#if defined(KILN_DTYPE2_float64) || defined(ACC_F64)
 
 #define ACC double
 ACC zero_acc() { return 0.0lf; }
