@@ -56,27 +56,10 @@ layout(push_constant) uniform P {
 #define W_OF(b) (b).x
 #endif
 
+#include "compensated_sum.glsl"
 #if defined(KILN_DTYPE2_float64)
-#define Acc double
-Acc acc_zero() { return 0.0lf; }
-void acc_add(inout Acc a, U x) { a += x; }
-void acc_merge(inout Acc a, Acc b) { a += b; }
-U acc_value(Acc a) { return a; }
 U kappa() { return packDouble2x32(p.kappa64); }
 #else
-#define Acc vec2
-Acc acc_zero() { return vec2(0.0); }
-void acc_add(inout Acc a, float x) {
-    precise float t = a.x + x;
-    precise float e = abs(a.x) >= abs(x) ? (a.x - t) + x : (x - t) + a.x;
-    a.x = t;
-    a.y += e;
-}
-void acc_merge(inout Acc a, Acc b) {
-    acc_add(a, b.x);
-    a.y += b.y;
-}
-U acc_value(Acc a) { return a.x + a.y; }
 U kappa() { return p.kappa32; }
 #endif
 

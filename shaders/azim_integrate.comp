@@ -64,27 +64,7 @@ layout(push_constant) uniform P {
 #endif
 
 // ---- accumulators: double, or (sum, compensation) pairs of float ----
-#if defined(KILN_DTYPE2_float64)
-#define Acc double
-Acc acc_zero() { return 0.0lf; }
-void acc_add(inout Acc a, U x) { a += x; }
-void acc_merge(inout Acc a, Acc b) { a += b; }
-U acc_value(Acc a) { return a; }
-#else
-#define Acc vec2
-Acc acc_zero() { return vec2(0.0); }
-void acc_add(inout Acc a, float x) {
-    precise float t = a.x + x;
-    precise float e = abs(a.x) >= abs(x) ? (a.x - t) + x : (x - t) + a.x;
-    a.x = t;
-    a.y += e;
-}
-void acc_merge(inout Acc a, Acc b) {
-    acc_add(a, b.x);
-    a.y += b.y;
-}
-U acc_value(Acc a) { return a.x + a.y; }
-#endif
+#include "compensated_sum.glsl"
 
 // SEGMENTS: partial sums (five per segment and frame), counters per (bin,
 // frame) (zero between dispatches), each segment's bin, each bin's first segment.

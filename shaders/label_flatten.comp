@@ -25,22 +25,14 @@ const uint BG = 0x7FFFFFFFu;
 shared uint s_sum[gl_WorkGroupSize.x];
 shared bool s_last;
 
-uint find(uint a) {
-    while (true) {
-        uint b = parent[a];
-        if (b == a) return a;
-        uint c = parent[b];
-        if (c == b) return b;
-        // Path halving by atomicMin, never a plain store: the pixel's own
-        // invocation may already have pointed it at its root, and a plain
-        // store of the older ancestor c would undo that, leaving a pixel
-        // whose parent is not a root for label_relabel to misread (on a GPU
-        // running thousands of these finds at once, pixels of long
-        // serpentines came out labelled 0).
-        atomicMin(parent[a], c);
-        a = c;
-    }
-}
+// Path halving by atomicMin, never a plain store: the pixel's own
+// invocation may already have pointed it at its root, and a plain store of
+// the older ancestor c would undo that, leaving a pixel whose parent is not
+// a root for label_relabel to misread (on a GPU running thousands of these
+// finds at once, pixels of long serpentines came out labelled 0).
+#define UF_PARENT parent
+#define UF_ATOMIC_HALVING
+#include "union_find.glsl"
 
 // Exclusive prefix of x over the workgroup; `sum` gets the total.
 uint workgroup_exclusive(uint x, out uint sum) {

@@ -28,39 +28,10 @@ const uint TX = gl_WorkGroupSize.x;
 const uint TY = gl_WorkGroupSize.y * ROWS;
 const uint TZ = gl_WorkGroupSize.z;
 shared uint s_parent[TX * TY * TZ];
-const ivec3 OFFSETS[13] = ivec3[](  // (dx, dy, dz), ordered by reach
-    ivec3(-1, 0, 0), ivec3(0, -1, 0), ivec3(0, 0, -1),
-    ivec3(-1, -1, 0), ivec3(1, -1, 0), ivec3(-1, 0, -1),
-    ivec3(1, 0, -1), ivec3(0, -1, -1), ivec3(0, 1, -1),
-    ivec3(-1, -1, -1), ivec3(1, -1, -1), ivec3(-1, 1, -1), ivec3(1, 1, -1));
+#include "label_offsets.glsl"
 
-uint find(uint a) {
-    while (true) {
-        uint b = s_parent[a];
-        if (b == a) return a;
-        uint c = s_parent[b];
-        if (c == b) return b;
-        // Path halving: c is an ancestor of a, so the store is harmless even if racing.
-        s_parent[a] = c;
-        a = c;
-    }
-}
-
-void unite(uint a, uint b) {
-    while (true) {
-        a = find(a);
-        b = find(b);
-        if (a == b) return;
-        if (a < b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        uint old = atomicMin(s_parent[a], b);
-        if (old == a) return;
-        a = old;  // a was linked meanwhile: join its new root instead
-    }
-}
+#define UF_PARENT s_parent
+#include "union_find.glsl"
 
 bool is_foreground(uvec3 g) {
     if (g.x >= p.nx || g.y >= p.ny || g.z >= p.nz) return false;

@@ -16,42 +16,10 @@ layout(push_constant) uniform Push {
 } p;
 
 const uint BG = 0x7FFFFFFFu;
-const ivec3 OFFSETS[13] = ivec3[](  // (dx, dy, dz)
-    ivec3(-1, 0, 0), ivec3(0, -1, 0), ivec3(0, 0, -1),
-    ivec3(-1, -1, 0), ivec3(1, -1, 0), ivec3(-1, 0, -1),
-    ivec3(1, 0, -1), ivec3(0, -1, -1), ivec3(0, 1, -1),
-    ivec3(-1, -1, -1), ivec3(1, -1, -1), ivec3(-1, 1, -1), ivec3(1, 1, -1));
+#include "label_offsets.glsl"
 
-uint find(uint a) {
-    while (true) {
-        uint b = parent[a];
-        if (b == a) return a;
-        uint c = parent[b];
-        if (c == b) return b;
-        // Path halving. c is an ancestor of a, so a plain store is safe even
-        // when it races with a union: a stays linked into the same tree.
-        parent[a] = c;
-        a = c;
-    }
-}
-
-void unite(uint a, uint b) {
-    while (true) {
-        a = find(a);
-        b = find(b);
-        if (a == b) return;
-        if (a < b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        // The larger root goes under the smaller: roots stay the smallest
-        // index of their component, the raster order the labels follow.
-        uint old = atomicMin(parent[a], b);
-        if (old == a) return;
-        a = old;
-    }
-}
+#define UF_PARENT parent
+#include "union_find.glsl"
 
 // Pixels on face f of a tile.
 uint face_size(uint f) {

@@ -13,21 +13,14 @@
 #include "grid.glsl"
 
 
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#else
-#define W T
-#endif
+#include "widen.glsl"
 
 #if defined(KILN_DTYPE2_float64)
-#define ACC double
 #define OUT_ACC double
 #else
-#define ACC vec2
 #define OUT_ACC float
 #endif
+#include "reduce_acc.glsl"
 
 const uint NONE = 0xffffffffu;
 
@@ -45,62 +38,14 @@ layout(push_constant) uniform Push {
 
 #if defined(KILN_DTYPE2_float64)
 
-ACC zero_acc() { return 0.0lf; }
-ACC from_bits(uvec2 b) { return packDouble2x32(b); }
-ACC to_acc(W v) { return double(v); }
-ACC merge(ACC a, ACC b) { return a + b; }
 ACC sub(ACC a, ACC b) { return a - b; }
 ACC square(ACC d) { return d * d; }
 void add(inout ACC s, ACC x) { s += x; }
-ACC divide(ACC a, ACC b) { return a / b; }
-ACC root(ACC a) { return sqrt(a); }
-bool is_zero(ACC a) { return a == 0.0lf; }
-ACC nan_acc() { return packDouble2x32(uvec2(0u, 0x7ff80000u)); }
-ACC inf_acc() { return packDouble2x32(uvec2(0u, 0x7ff00000u)); }
 OUT_ACC out_value(ACC a) { return a; }
 
 #else
 
-// Compensated float32 pairs (hi, lo), as reduce_sum and reduce_final.
-vec2 two_sum(float a, float b) {
-    precise float s = a + b;
-    precise float bb = s - a;
-    precise float e = (a - (s - bb)) + (b - bb);
-    return vec2(s, e);
-}
-vec2 fast_two_sum(float a, float b) {
-    precise float s = a + b;
-    precise float e = b - (s - a);
-    return vec2(s, e);
-}
-vec2 norm(float hi, float lo) {
-    if (isinf(hi) || isnan(hi)) return vec2(hi, 0.0);
-    return fast_two_sum(hi, lo);
-}
-vec2 merge(vec2 a, vec2 b) {
-    vec2 s = two_sum(a.x, b.x);
-    precise float lo = s.y + (a.y + b.y);
-    return norm(s.x, lo);
-}
 vec2 sub(vec2 a, vec2 b) { return merge(a, -b); }
-// a * b exactly as hi + lo by Dekker's splitting (the device's fma() need
-// not be fused, so it cannot recover the product's rounding error).
-vec2 two_prod(float a, float b) {
-    precise float ca = 4097.0 * a;
-    precise float a_hi = ca - (ca - a);
-    precise float a_lo = a - a_hi;
-    precise float cb = 4097.0 * b;
-    precise float b_hi = cb - (cb - b);
-    precise float b_lo = b - b_hi;
-    precise float p = a * b;
-    precise float e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
-    return vec2(p, e);
-}
-vec2 ff_mul(float q, vec2 b) {
-    vec2 t = two_prod(q, b.x);
-    precise float lo = t.y + q * b.y;
-    return norm(t.x, lo);
-}
 vec2 square(vec2 d) {
     vec2 t = two_prod(d.x, d.x);
     precise float lo = t.y + 2.0 * d.x * d.y;
@@ -111,53 +56,13 @@ void add(inout vec2 s, vec2 x) {
     precise float lo = s.y + (t.y + x.y);
     s = vec2(t.x, lo);
 }
-vec2 divide(vec2 a, vec2 b) {
-    float q1 = a.x / b.x;
-    if (isinf(q1) || isnan(q1)) return vec2(q1, 0.0);
-    vec2 r = merge(a, -ff_mul(q1, b));
-    return norm(q1, r.x / b.x);
-}
-vec2 root(vec2 a) {
-    float y = sqrt(a.x);
-    if (y == 0.0 || isinf(y) || isnan(y)) return vec2(y, 0.0);
-    vec2 r = merge(a, -ff_mul(y, vec2(y, 0.0)));
-    return norm(y, r.x / (2.0 * y));
-}
-ACC zero_acc() { return vec2(0.0); }
-ACC from_bits(uvec2 b) { return uintBitsToFloat(b); }
-ACC to_acc(W v) {
-#if defined(KILN_DTYPE_int32)
-    return vec2(float(v & ~0xff), float(v & 0xff));
-#elif defined(KILN_DTYPE_uint32)
-    return vec2(float(v & ~0xffu), float(v & 0xffu));
-#else
-    return vec2(float(v), 0.0);
-#endif
-}
-bool is_zero(ACC a) { return a.x == 0.0; }
-ACC nan_acc() { return vec2(uintBitsToFloat(0x7fc00000u), 0.0); }
-ACC inf_acc() { return vec2(uintBitsToFloat(0x7f800000u), 0.0); }
 OUT_ACC out_value(ACC a) { return norm(a.x, a.y).x; }
 
 #endif
 
-bool is_nan(W v) {
-#if defined(T_FLOAT)
-    return isnan(v);
-#else
-    return false;
-#endif
-}
-
 // First minimum (op 4, 6) or maximum (op 5, 7); the first NaN beats all.
-bool before(W v, uint i, W w, uint j) {
-    if (j == NONE) return i != NONE;
-    if (i == NONE) return false;
-    bool vn = is_nan(v), wn = is_nan(w);
-    if (vn || wn) return vn && (!wn || i < j);
-    if (v == w) return i < j;
-    return (p.op == 4 || p.op == 6) ? v < w : v > w;
-}
+#define EXTREME_MIN (p.op == 4 || p.op == 6)
+#include "extreme.glsl"
 
 const uint LX = gl_WorkGroupSize.x;
 const uint LY = gl_WorkGroupSize.y;

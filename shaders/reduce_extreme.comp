@@ -11,41 +11,7 @@
 
 layout(constant_id = 3) const uint OP = 0;
 
-#if defined(KILN_DTYPE_float32)
-#define VT vec4
-#define VW 4
-#elif defined(KILN_DTYPE_float64)
-#define VT dvec2
-#define VW 2
-#elif defined(KILN_DTYPE_int32)
-#define VT ivec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint32)
-#define VT uvec4
-#define VW 4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint16)
-#define VT u16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#define VW 4
-#else
-#define VT u8vec4
-#define VW 4
-#endif
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#define WV ivec4
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#define WV uvec4
-#else
-#define W T
-#define WV VT
-#endif
+#include "widen.glsl"
 
 const uint NONE = 0xffffffffu;  // index of a thread or group that saw no element
 
@@ -56,24 +22,10 @@ layout(std430, binding = 2) writeonly buffer PI { uvec2 part_index[]; };  // (lo
 // base: flat index of this piece's first element, (lo, hi).
 layout(push_constant) uniform Push { uint n; uint part_base; uvec2 base; } p;
 
-bool is_nan(W v) {
-#if defined(T_FLOAT)
-    return isnan(v);
-#else
-    return false;
-#endif
-}
-
 // Whether (v, i) comes before (w, j) in the search for the first minimum
 // (OP 0) or maximum (OP 1).
-bool before(W v, uint i, W w, uint j) {
-    if (j == NONE) return i != NONE;
-    if (i == NONE) return false;
-    bool vn = is_nan(v), wn = is_nan(w);
-    if (vn || wn) return vn && (!wn || i < j);
-    if (v == w) return i < j;
-    return OP == 0 ? v < w : v > w;
-}
+#define EXTREME_MIN (OP == 0)
+#include "extreme.glsl"
 
 shared W sv[gl_WorkGroupSize.x];
 shared uint si[gl_WorkGroupSize.x];

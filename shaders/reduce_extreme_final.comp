@@ -9,13 +9,7 @@
 
 layout(constant_id = 3) const uint OP = 0;
 
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#else
-#define W T
-#endif
+#include "widen.glsl"
 
 const uvec2 NONE = uvec2(0xffffffffu);
 
@@ -25,24 +19,12 @@ layout(std430, binding = 2) writeonly buffer V { T value[]; };
 layout(std430, binding = 3) writeonly buffer I { uvec2 index[]; };  // (lo, hi)
 layout(push_constant) uniform Push { uint parts; } p;
 
-bool is_nan(W v) {
-#if defined(T_FLOAT)
-    return isnan(v);
-#else
-    return false;
-#endif
-}
-
 bool less64(uvec2 i, uvec2 j) { return i.y < j.y || (i.y == j.y && i.x < j.x); }
 
-bool before(W v, uvec2 i, W w, uvec2 j) {
-    if (j == NONE) return i != NONE;
-    if (i == NONE) return false;
-    bool vn = is_nan(v), wn = is_nan(w);
-    if (vn || wn) return vn && (!wn || less64(i, j));
-    if (v == w) return less64(i, j);
-    return OP == 0 ? v < w : v > w;
-}
+#define EXTREME_MIN (OP == 0)
+#define EXTREME_INDEX uvec2
+#define EXTREME_INDEX_LESS(i, j) less64(i, j)
+#include "extreme.glsl"
 
 uvec2 add64(uvec2 a, uvec2 b) {
     uint lo = a.x + b.x;

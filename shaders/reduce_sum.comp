@@ -12,51 +12,9 @@
 
 layout(constant_id = 3) const uint MODE = 0;
 
-#if defined(KILN_DTYPE2_float64)
-#define ACC double
-#else
-#define ACC vec2
-#endif
+#include "widen.glsl"
 
-// Elements are read VW at a time (16 bytes for 32- and 64-bit types) where
-// the binding holds whole vectors; the last n % VW one by one.
-#if defined(KILN_DTYPE_float32)
-#define VT vec4
-#define VW 4
-#elif defined(KILN_DTYPE_float64)
-#define VT dvec2
-#define VW 2
-#elif defined(KILN_DTYPE_int32)
-#define VT ivec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint32)
-#define VT uvec4
-#define VW 4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_uint16)
-#define VT u16vec4
-#define VW 4
-#elif defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#define VW 4
-#else
-#define VT u8vec4
-#define VW 4
-#endif
-// 8- and 16-bit values are widened on load: storage of them is all the
-// device must support.
-#if defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_int16)
-#define W int
-#define WV ivec4
-#elif defined(KILN_DTYPE_uint8) || defined(KILN_DTYPE_uint16)
-#define W uint
-#define WV uvec4
-#else
-#define W T
-#define WV VT
-#endif
+#include "reduce_acc.glsl"
 
 layout(std430, binding = 0) readonly buffer A { T a[]; };
 layout(std430, binding = 0) readonly buffer AV { VT av[]; };
@@ -66,7 +24,6 @@ layout(push_constant) uniform Push { uint n; uint part_base; } p;
 
 #if defined(KILN_DTYPE2_float64)
 
-ACC zero_acc() { return 0.0lf; }
 void add(inout ACC s, W v) {
     double x = double(v);
     if (MODE == 1) {
@@ -79,56 +36,8 @@ void add(inout ACC s, W v) {
 
 #else
 
-// Error-free transformations; `precise` keeps the compiler from reassociating
-// or fusing the operations that recover the rounding error.
-vec2 two_sum(float a, float b) {
-    precise float s = a + b;
-    precise float bb = s - a;
-    precise float e = (a - (s - bb)) + (b - bb);
-    return vec2(s, e);
-}
-vec2 fast_two_sum(float a, float b) {
-    precise float s = a + b;
-    precise float e = b - (s - a);
-    return vec2(s, e);
-}
-// hi + lo, normalised; an infinite or NaN hi stands alone (its lo is NaN).
-vec2 norm(float hi, float lo) {
-    if (isinf(hi) || isnan(hi)) return vec2(hi, 0.0);
-    return fast_two_sum(hi, lo);
-}
-// a * b exactly as hi + lo by Dekker's splitting (the device's fma() need
-// not be fused, so it cannot recover the product's rounding error).
-vec2 two_prod(float a, float b) {
-    precise float ca = 4097.0 * a;
-    precise float a_hi = ca - (ca - a);
-    precise float a_lo = a - a_hi;
-    precise float cb = 4097.0 * b;
-    precise float b_hi = cb - (cb - b);
-    precise float b_lo = b - b_hi;
-    precise float p = a * b;
-    precise float e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
-    return vec2(p, e);
-}
-vec2 ff_add(vec2 a, vec2 b) {
-    vec2 s = two_sum(a.x, b.x);
-    precise float lo = s.y + (a.y + b.y);
-    return norm(s.x, lo);
-}
-// A value as hi + lo: 32-bit integers do not fit a float's 24 bits.
-vec2 to_ff(W v) {
-#if defined(KILN_DTYPE_int32)
-    return vec2(float(v & ~0xff), float(v & 0xff));
-#elif defined(KILN_DTYPE_uint32)
-    return vec2(float(v & ~0xffu), float(v & 0xffu));
-#else
-    return vec2(float(v), 0.0);
-#endif
-}
-
-ACC zero_acc() { return vec2(0.0); }
 void add(inout ACC s, W v) {
-    vec2 x = to_ff(v);
+    vec2 x = to_acc(v);
     if (MODE == 1) {
         vec2 d = ff_add(x, -mean_in[0]);
         vec2 sq = two_prod(d.x, d.x);
