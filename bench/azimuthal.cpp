@@ -5,7 +5,7 @@
 //               pre-processing kernel; "k": compensated float32 sums);
 //   az-raw      frames/s of a stack held in pinned memory as raw uint32,
 //               pushed and integrated batch by batch (a Graph run per batch);
-//   az-lz4      the same stack held bitshuffle-LZ4 compressed (cpu::bslz4_compress),
+//   az-lz4      the same stack held bitshuffle-LZ4 compressed (kiln::bslz4_compress),
 //               pushed compressed and decoded on the GPU, double-buffered (the
 //               host parses a batch while the GPU decodes the one before);
 //   lz4-dec     GPU time of decoding one compressed frame.
@@ -22,11 +22,12 @@
 #include <numbers>
 #include <thread>
 
-#include "cpu/random.hpp"
 #include "bench.hpp"
-#include "cpu/bitshuffle_lz4.hpp"
+#include "cpu/integrate.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/bslz4_host.hpp"
+#include "kiln/random.hpp"
 
 namespace kiln::bench {
 
@@ -36,17 +37,18 @@ using Clock = std::chrono::steady_clock;
 
 // Eiger 4M, beam near the centre, 0.1 m, 12.4 keV (small: a quarter of the
 // pixels on each side, same angles).
-cpu::Geometry geometry(Size size) {
+kiln::Geometry geometry(Size size) {
     const bool full = size == Size::full;
     const size_t rows = full ? 2162 : 257, cols = full ? 2068 : 263;
     const double pixel = full ? 75e-6 : 75e-6 * 2162 / 257;
-    return cpu::Geometry{rows, cols, pixel, pixel, 0.1, 0.51 * rows * pixel, 0.48 * cols * pixel, 0, 0, 0, 1e-10};
+    return kiln::Geometry{rows, cols, pixel, pixel, 0.1, 0.51 * rows * pixel, 0.48 * cols * pixel,
+                          0, 0, 0, 1e-10};
 }
 
 
 // Poisson counts of silicon-like rings on a background, frame by frame
 // different; gap rows and columns hold Eiger's 0xFFFFFFFF.
-std::vector<uint32_t> frame(const cpu::Geometry& g, const std::vector<double>& q, uint32_t index) {
+std::vector<uint32_t> frame(const kiln::Geometry& g, const std::vector<double>& q, uint32_t index) {
     std::vector<uint32_t> out(g.rows * g.cols);
     std::atomic<size_t> next{0};
     auto work = [&] {
@@ -65,7 +67,7 @@ std::vector<uint32_t> frame(const cpu::Geometry& g, const std::vector<double>& q
                 }
                 mean *= 1 + 0.2 * std::sin(index * 0.7);
                 // Inversion: a few steps for these means.
-                const double u = cpu::uniform01(s);
+                const double u = kiln::uniform01(s);
                 double p = std::exp(-mean), cdf = p;
                 uint32_t c = 0;
                 while (u > cdf && c < 200) p *= mean / ++c, cdf += p;
@@ -82,7 +84,7 @@ std::vector<uint32_t> frame(const cpu::Geometry& g, const std::vector<double>& q
 
 // The stack every workload of a size shares: a few distinct frames, compressed.
 struct Stack {
-    cpu::Geometry g;
+    kiln::Geometry g;
     std::vector<std::vector<uint32_t>> frames;
     std::vector<std::vector<uint8_t>> chunks;
 };
@@ -93,24 +95,25 @@ const Stack& stack(Size size) {
     if (!s) {
         s = std::make_unique<Stack>();
         s->g = geometry(size);
-        const auto q = cpu::q_nm(s->g);
+        const auto q = kiln::q_nm(s->g);
         for (uint32_t k = 0; k < 8; ++k) s->frames.push_back(frame(s->g, q, k));
         s->chunks.resize(s->frames.size());
         std::vector<std::thread> pool;
         for (size_t k = 0; k < s->frames.size(); ++k)
             pool.emplace_back([&, k] {
                 const auto& f = s->frames[k];
-                s->chunks[k] = cpu::bslz4_compress({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4}, 4);
+                s->chunks[k] =
+                    kiln::bslz4_compress({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4}, 4);
             });
         for (auto& t : pool) t.join();
     }
     return *s;
 }
 
-AzimuthalSetup setup(const cpu::Geometry& g, bool split, bool corrections) {
+AzimuthalSetup setup(const kiln::Geometry& g, bool split, bool corrections) {
     AzimuthalSetup s;
     s.geometry = g;
-    s.unit = cpu::Radial::q_nm;
+    s.unit = kiln::Radial::q_nm;
     s.bins = 1000;
     s.pixel_split = split;
     if (corrections) {

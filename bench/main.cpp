@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "bench.hpp"
-#include "cpu/sky.hpp"
+#include "kiln/sky.hpp"
 
 namespace kiln::bench {
 
@@ -23,14 +23,14 @@ const SkyInput& sky_input(Size size) {
     static std::unique_ptr<SkyInput> cache[2];
     auto& s = cache[size == Size::full];
     if (!s) {
-        cpu::SkyParams p;
+        kiln::SkyParams p;
         if (size == Size::small) {
             p.size = 256;
             p.n_compact = 40;
             p.n_shells = 2;
         }
         s = std::make_unique<SkyInput>();
-        s->image = cpu::synthetic_sky(p);
+        s->image = kiln::synthetic_sky(p);
         s->clip = cpu::kappa_sigma_clip(s->image, 3.0, 100, true);
     }
     return *s;

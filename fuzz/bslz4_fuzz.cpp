@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,11 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t elem = elem_sizes[data[0] & 3];
     const std::span<const uint8_t> chunk(data + 1, size - 1);
     try {
-        const uint64_t n = kiln::cpu::bslz4_uncompressed_size(chunk, "fuzz chunk");
+        const uint64_t n = kiln::bslz4_uncompressed_size(chunk, "fuzz chunk");
         if (n > (64u << 20)) return 0;
-        (void)kiln::cpu::bslz4_blocks(chunk, elem, "fuzz chunk");
+        (void)kiln::bslz4_blocks(chunk, elem, "fuzz chunk");
         std::vector<uint8_t> out(n);
-        kiln::cpu::bslz4_decompress(chunk, elem, out, "fuzz chunk");
+        kiln::bslz4_decompress(chunk, elem, out, "fuzz chunk");
     } catch (const kiln::Error&) {
     }
     return 0;

@@ -83,14 +83,14 @@ void register_astro(CLI::App& app, Globals& g) {
                 const auto stats = measure(img, load(g, *labels), *index);
                 const int ndim = static_cast<int>(img.ndim());
                 if (!out->empty()) {
-                    save_text(g, *out, cpu::stats_to_csv(stats, ndim));
+                    save_text(g, *out, kiln::stats_to_csv(stats, ndim));
                     if (g.json)
                         std::cout << "{\"labels\": " << stats.size() << "}\n";
                     else
                         std::cout << stats.size() << " labels measured\n";
                 } else {
                     std::cout << (g.json ? stats_to_json(stats, ndim)
-                                         : cpu::stats_to_csv(stats, ndim));
+                                         : kiln::stats_to_csv(stats, ndim));
                 }
             });
         c->add_option("IMAGE", *image, "Image array file (.npy, .fits, .png)")->required();

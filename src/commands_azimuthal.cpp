@@ -41,9 +41,9 @@ bool is_h5(const std::string& path) {
 
 AzimuthalSetup make_setup(const AzimuthalArgs& a, size_t rows, size_t cols) {
     AzimuthalSetup s;
-    s.geometry = cpu::Geometry{rows, cols, a.pixel, a.pixel, a.dist, a.poni1, a.poni2, a.rot1, a.rot2, a.rot3,
-                               a.wavelength};
-    s.unit = a.unit == "q_nm" ? cpu::Radial::q_nm : cpu::Radial::two_theta_deg;
+    s.geometry = kiln::Geometry{rows, cols, a.pixel, a.pixel, a.dist, a.poni1, a.poni2, a.rot1, a.rot2,
+                                a.rot3, a.wavelength};
+    s.unit = a.unit == "q_nm" ? kiln::Radial::q_nm : kiln::Radial::two_theta_deg;
     s.bins = a.bins;
     if (!a.range.empty()) s.range = std::make_pair(a.range[0], a.range[1]);
     s.pixel_split = a.split;
@@ -55,8 +55,8 @@ AzimuthalSetup make_setup(const AzimuthalArgs& a, size_t rows, size_t cols) {
     s.polarization_factor = a.polarization;
     s.dummy = a.dummy;
     s.delta_dummy = a.delta_dummy;
-    s.error_model = a.error_model == "none" ? cpu::IntegrateParams::ErrorModel::none
-                                            : cpu::IntegrateParams::ErrorModel::poisson;
+    s.error_model = a.error_model == "none" ? kiln::IntegrateParams::ErrorModel::none
+                                            : kiln::IntegrateParams::ErrorModel::poisson;
     s.accumulation = a.accumulation == "float64"       ? Accumulation::float64
                      : a.accumulation == "compensated" ? Accumulation::compensated
                                                        : Accumulation::automatic;

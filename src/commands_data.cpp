@@ -3,21 +3,21 @@
 #include <limits>
 
 #include "cli.hpp"
-#include "cpu/sky.hpp"
+#include "kiln/sky.hpp"
 
 namespace kiln::cli {
 
 namespace {
 
 void register_data(CLI::App& app, Globals& g) {
-    auto params = std::make_shared<cpu::SkyParams>();
+    auto params = std::make_shared<kiln::SkyParams>();
     auto out = std::make_shared<std::string>();
     auto* c = add_command(app, g, "synthetic-sky",
                           "Write the synthetic radio image (Jy/beam, float32) of the astronomy sample",
-                          [=, &g] { save(g, cpu::synthetic_sky(*params), *out); });
+                          [=, &g] { save(g, kiln::synthetic_sky(*params), *out); });
     constexpr uint64_t int_max = std::numeric_limits<int>::max();
     c->add_option("--size", params->size, "Image size (size x size pixels)")
-        ->check(whole_number(cpu::SkyParams::min_size, cpu::SkyParams::max_size))
+        ->check(whole_number(kiln::SkyParams::min_size, kiln::SkyParams::max_size))
         ->capture_default_str();
     c->add_option("--noise", params->noise_sigma, "Gaussian noise sigma, Jy/beam, > 0")->capture_default_str();
     c->add_option("--sources", params->n_compact, "Number of compact sources")

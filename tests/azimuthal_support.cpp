@@ -6,20 +6,21 @@
 
 namespace kiln::test {
 
-cpu::Geometry small_geometry() {
-    return cpu::Geometry{37, 41, 1e-3, 1e-3, 0.1, 12.3e-3, 20.7e-3, 0.01, -0.02, 0.03, 1.0e-10};
+kiln::Geometry small_geometry() {
+    return kiln::Geometry{37, 41, 1e-3, 1e-3, 0.1, 12.3e-3, 20.7e-3, 0.01, -0.02, 0.03, 1.0e-10};
 }
 
-cpu::Geometry larger_geometry() {
-    return cpu::Geometry{127, 131, 172e-6, 172e-6, 0.12, -3e-3, 4e-3, 0.02, 0.01, 0, 0.8e-10};
+kiln::Geometry larger_geometry() {
+    return kiln::Geometry{127, 131, 172e-6, 172e-6, 0.12, -3e-3, 4e-3, 0.02, 0.01, 0, 0.8e-10};
 }
 
-HostArray frame_of(const cpu::Geometry& g, DType t, uint64_t seed) {
+HostArray frame_of(const kiln::Geometry& g, DType t, uint64_t seed) {
     const double hi = t == DType::int8 ? 120 : t == DType::uint8 ? 250 : t == DType::int16 ? 30000 : 60000;
     return random(Shape{g.rows, g.cols}, t, seed, 0, hi);
 }
 
-Array frame_stack(const Context& ctx, const cpu::Geometry& g, size_t n, uint64_t seed, std::vector<HostArray>& host) {
+Array frame_stack(const Context& ctx, const kiln::Geometry& g, size_t n, uint64_t seed,
+                  std::vector<HostArray>& host) {
     std::vector<uint16_t> all;
     for (size_t k = 0; k < n; ++k) {
         host.push_back(frame_of(g, DType::uint16, seed + k));
@@ -28,8 +29,8 @@ Array frame_stack(const Context& ctx, const cpu::Geometry& g, size_t n, uint64_t
     return Array::from(ctx, Shape{n, g.rows, g.cols}, all);
 }
 
-void require_profile(const AzimuthalResult& r, const cpu::Profile1d& want, double rtol, size_t frame) {
-    const cpu::Profile1d got = r.to_host(frame);
+void require_profile(const AzimuthalResult& r, const kiln::Profile1d& want, double rtol, size_t frame) {
+    const kiln::Profile1d got = r.to_host(frame);
     REQUIRE(got.radial == want.radial);
     const std::pair<const char*, std::pair<const std::vector<double>*, const std::vector<double>*>> fields[] =
         {
@@ -56,10 +57,10 @@ void require_profile(const AzimuthalResult& r, const cpu::Profile1d& want, doubl
     }
 }
 
-AzimuthalSetup setup_for(const cpu::Geometry& g, bool split, Accumulation acc, size_t bins) {
+AzimuthalSetup setup_for(const kiln::Geometry& g, bool split, Accumulation acc, size_t bins) {
     AzimuthalSetup s;
     s.geometry = g;
-    s.unit = cpu::Radial::q_nm;
+    s.unit = kiln::Radial::q_nm;
     s.bins = bins;
     s.pixel_split = split;
     s.accumulation = acc;

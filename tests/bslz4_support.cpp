@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/bslz4_host.hpp"
 
 namespace kiln::test {
 
@@ -11,7 +11,7 @@ std::span<const uint8_t> bytes_of(const HostArray& a) {
 }
 
 std::vector<uint8_t> compress(const HostArray& a, size_t block_size) {
-    return cpu::bslz4_compress(bytes_of(a), dtype_size(a.dtype), block_size);
+    return kiln::bslz4_compress(bytes_of(a), dtype_size(a.dtype), block_size);
 }
 
 HostArray poisson(Shape shape, DType t, double mean, uint32_t seed) {

@@ -13,7 +13,7 @@ namespace kiln::test {
 /// The array's bytes.
 std::span<const uint8_t> bytes_of(const HostArray& a);
 
-/// One bitshuffle-LZ4 chunk of the array (cpu::bslz4_compress; block_size in
+/// One bitshuffle-LZ4 chunk of the array (kiln::bslz4_compress; block_size in
 /// elements, 0 for the format's default).
 std::vector<uint8_t> compress(const HostArray& a, size_t block_size = 0);
 

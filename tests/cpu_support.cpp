@@ -10,7 +10,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cpu/random.hpp"
+#include "kiln/random.hpp"
 
 namespace kiln::test {
 
@@ -52,7 +52,7 @@ HostArray random(Shape shape, DType t, uint64_t seed, double lo, double hi) {
         using T = decltype(z);
         auto v = a.as<T>();
         for (auto& x : v) {
-            double u = cpu::uniform01(s);
+            double u = kiln::uniform01(s);
             if constexpr (std::is_floating_point_v<T>) {
                 x = static_cast<T>(lo + u * (hi - lo));
             } else {

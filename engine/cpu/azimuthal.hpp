@@ -1,6 +1,6 @@
 #pragma once
 // Azimuthal integration on the CPU: detector geometry, the pixel -> bin CSR
 // matrix and the reference integration, in one include.
-#include "cpu/csr.hpp"
-#include "cpu/geometry.hpp"
 #include "cpu/integrate.hpp"
+#include "kiln/csr.hpp"
+#include "kiln/geometry.hpp"

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/reduce.hpp"
+#include "host/op_rules.hpp"
+#include "host/pairwise.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cpu {
@@ -42,15 +43,6 @@ double std_of(const std::vector<double>& data, std::vector<double>& scratch) {
 }
 
 }  // namespace
-
-void check_clip_parameters(double kappa, int max_iters) {
-    if (!(kappa > 0.0) || !std::isfinite(kappa))
-        throw InvalidArgument("kappa_sigma_clip: kappa = " + std::to_string(kappa) +
-                              " is not accepted; it must be finite and > 0");
-    if (max_iters < 1)
-        throw InvalidArgument("kappa_sigma_clip: max_iters = " + std::to_string(max_iters) +
-                              " is not accepted; at least one pass is needed");
-}
 
 ClipResult kappa_sigma_clip(const HostArray& a, double kappa, int max_iters, bool return_mask) {
     check_clip_parameters(kappa, max_iters);

@@ -48,8 +48,4 @@ struct ClipResult {
 ClipResult kappa_sigma_clip(const HostArray& a, double kappa = 3.0, int max_iters = 100,
                             bool return_mask = false);
 
-/// The checks of kappa and max_iters above (InvalidArgument), shared by the
-/// GPU clipping.
-void check_clip_parameters(double kappa, int max_iters);
-
 }  // namespace kiln::cpu

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/op_rules.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cpu {
@@ -199,10 +200,6 @@ void convolve1d_lines(const T* in, R* out, size_t outer, Index n, size_t inner, 
 }
 
 }  // namespace
-
-DType convolution_dtype(DType a, DType b) {
-    return (a == DType::float64 || b == DType::float64) ? DType::float64 : DType::float32;
-}
 
 HostArray convolve2d(const HostArray& image, const HostArray& kernel, ConvMode mode, Boundary boundary,
                      double fillvalue) {

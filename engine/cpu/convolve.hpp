@@ -22,10 +22,6 @@ using kiln::Boundary;
 using kiln::ConvMode;
 using kiln::NdMode;
 
-/// The dtype convolving a with b gives: float64 if either is float64, else
-/// float32 (integers included).
-DType convolution_dtype(DType a, DType b);
-
 /// scipy.signal.convolve2d(image, kernel, mode, boundary, fillvalue): true 2-D
 /// convolution, out[m, n] = sum_jk kernel[j, k] * image[m + r - j, n + c - k]
 /// with (r, c) = (0, 0) for full (output (H + KH - 1, W + KW - 1)),

@@ -3,19 +3,11 @@
 // semantics: a separable 1-D pass per axis (slowest axis first), each as
 // convolve1d with a normalized, truncated Gaussian.
 #include <array>
-#include <vector>
 
 #include "cpu/convolve.hpp"
 #include "kiln/host_array.hpp"
 
 namespace kiln::cpu {
-
-/// The weights scipy.ndimage uses for sigma: radius r = int(truncate * sigma
-/// + 0.5), w[i] = exp(-0.5 / sigma^2 * x^2) for x = i - r in -r .. r, divided
-/// by their sum (taken as NumPy sums). 2r + 1 weights, symmetric; {1} when r
-/// is 0 (also for sigma 0). Throws InvalidArgument for sigma or truncate
-/// negative or not finite, and for r above 2^20.
-std::vector<double> gaussian_kernel1d(double sigma, double truncate = 4.0);
 
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval, truncate) on a
 /// 1-, 2- or 3-D array. sigma_zyx holds one sigma per axis in (z, y, x) order:

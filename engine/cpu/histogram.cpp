@@ -7,6 +7,8 @@
 #include <string>
 #include <type_traits>
 
+#include "host/op_rules.hpp"
+
 namespace kiln::cpu {
 namespace {
 
@@ -118,12 +120,6 @@ Histogram histogram_typed(std::span<const T> v, int bins,
 }
 
 } // namespace
-
-void throw_no_finite_range(size_t elements) {
-    throw InvalidArgument("histogram: none of the " + std::to_string(elements) +
-                          " values is finite (all NaN or infinite), so there is no range to take "
-                          "from them (NumPy: autodetected range is not finite); give a range");
-}
 
 Histogram histogram(const HostArray& a, int bins, std::optional<std::pair<double, double>> range) {
     if (bins <= 0)

@@ -34,10 +34,6 @@ struct Histogram {
 Histogram histogram(const HostArray& a, int bins,
                     std::optional<std::pair<double, double>> range = {});
 
-/// The InvalidArgument histogram() (here and on the GPU) throws for an array
-/// of `elements` values none of which is finite, given no range.
-[[noreturn]] void throw_no_finite_range(size_t elements);
-
 /// numpy.bincount(a, minlength): how often each value 0..max occurs, with at
 /// least minlength entries. Integer dtypes only; throws InvalidArgument for a
 /// float array or a negative value (naming the first one and its index).

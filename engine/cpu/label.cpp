@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "host/op_rules.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cpu {
@@ -48,23 +49,6 @@ uint32_t find_root(std::vector<uint32_t>& parent, uint32_t i) {
 }
 
 }  // namespace
-
-int neighbour_reach(size_t ndim, int connectivity) {
-    struct Rule {
-        int connectivity, reach;
-    };
-    static const std::vector<Rule> rules[3] = {{{2, 1}}, {{4, 1}, {8, 2}}, {{6, 1}, {18, 2}, {26, 3}}};
-    const auto& accepted = rules[ndim - 1];
-    if (connectivity == 0) return 1;
-    std::string names;
-    for (const Rule& r : accepted) {
-        if (r.connectivity == connectivity) return r.reach;
-        names += (names.empty() ? "" : ", ") + std::to_string(r.connectivity);
-    }
-    throw InvalidArgument("label: connectivity " + std::to_string(connectivity) + " is not valid for a " +
-                          std::to_string(ndim) + "-D mask; accepted: " + names + " (or 0 for the default, " +
-                          std::to_string(accepted.front().connectivity) + ")");
-}
 
 LabelResult label(const HostArray& mask, int connectivity) {
     if (mask.shape.empty()) throw InvalidArgument("label: the mask has no shape; give a 1-, 2- or 3-D array");

@@ -31,10 +31,4 @@ struct LabelResult {
 /// numbering SciPy produces, so results compare element for element.
 LabelResult label(const HostArray& mask, int connectivity = 0);
 
-/// How many coordinates of a neighbour offset may be nonzero for that
-/// connectivity of an ndim-D mask (1..3): scipy's
-/// generate_binary_structure(ndim, reach). Throws InvalidArgument as label()
-/// does. Shared by the GPU labelling.
-int neighbour_reach(size_t ndim, int connectivity);
-
 }  // namespace kiln::cpu

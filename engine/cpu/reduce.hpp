@@ -18,7 +18,6 @@
 // argmin, argmax and count_nonzero (NumPy gives int64; kiln has no int64 and
 // an axis is never that long, which is checked).
 #include <cstdint>
-#include <span>
 
 #include "kiln/host_array.hpp"
 
@@ -30,12 +29,6 @@ namespace kiln::cpu {
 struct Axis {
     int index;
 };
-
-/// Sum of values as numpy.add.reduce on a contiguous float64 array: blocks of
-/// 8192 values added in turn, each summed pairwise (8-way unrolled leaves of
-/// at most 128 values). Exposed for the other references that need NumPy's
-/// sums (mean and std of the clipped set, Gaussian weights).
-double pairwise_sum(std::span<const double> values);
 
 /// numpy.sum(a, dtype=float64) over all elements.
 double sum(const HostArray& a);

@@ -11,9 +11,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "cpu/bitshuffle_lz4.hpp"
 #include "io/file.hpp"
 #include "io/fp_env.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -427,7 +427,7 @@ void FrameStackReader::read_bslz4_chunks(size_t frame, HostArray& out) const {
             if (H5Dread_chunk(dset_, H5P_DEFAULT, rank3_ ? offset : offset + 1, &mask, stored.data()) < 0)
                 throw IoError(where(frame) + ": reading a stored chunk failed" + h5_detail());
             if (mask == 0) {
-                cpu::bslz4_decompress(stored, es, decoded, where(frame));
+                bslz4_decompress(stored, es, decoded, where(frame));
             } else if (stored.size() == nominal) {
                 decoded = stored;  // stored unfiltered
             } else {
@@ -457,7 +457,7 @@ HostArray FrameStackReader::read_frame(size_t frame) const {
         const std::vector<uint8_t> chunk = read_chunk(frame, &mask);
         const std::span<uint8_t> dst(static_cast<uint8_t*>(out.data()), out.nbytes());
         if (mask == 0) {
-            cpu::bslz4_decompress(chunk, es, dst, where(frame));
+            bslz4_decompress(chunk, es, dst, where(frame));
         } else if (chunk.size() == out.nbytes()) {
             std::memcpy(dst.data(), chunk.data(), chunk.size());  // stored unfiltered
         } else {
@@ -593,7 +593,7 @@ void FrameStackWriter::write_frame(const HostArray& frame) {
     const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
     if (bslz4_) {
         const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(frame.data()), frame.nbytes());
-        const std::vector<uint8_t> chunk = cpu::bslz4_compress(bytes, dtype_size(dtype_));
+        const std::vector<uint8_t> chunk = bslz4_compress(bytes, dtype_size(dtype_));
         if (H5Dwrite_chunk(dset_, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) < 0)
             throw IoError(at + ": writing the compressed chunk failed" + h5_detail());
     } else {

@@ -16,7 +16,7 @@ namespace detail {
 /// An AzimuthalIntegrator's state.
 struct AzimuthalState {
     std::optional<Context> ctx;  // engaged by the constructor
-    std::shared_ptr<const cpu::Csr> csr;
+    std::shared_ptr<const Csr> csr;
     size_t pixels = 0, bins = 0;
     bool f64 = false, unit_weights = false;
     AzimuthalKernels kernels = AzimuthalKernels::fused;
@@ -28,7 +28,7 @@ struct AzimuthalState {
     bool has_mask = false;
     std::optional<double> dummy;
     double delta_dummy = 0, empty = 0;
-    cpu::IntegrateParams::ErrorModel error_model = cpu::IntegrateParams::ErrorModel::poisson;
+    IntegrateParams::ErrorModel error_model = IntegrateParams::ErrorModel::poisson;
 
     // Device arrays; absent ones are bound as `cols` to keep the layout.
     Array indptr, cols, weights, dark_f, norm_f, var_f;
@@ -43,7 +43,7 @@ struct AzimuthalState {
 
 namespace {
 
-using EM = cpu::IntegrateParams::ErrorModel;
+using EM = IntegrateParams::ErrorModel;
 constexpr std::array<uint32_t, 3> row_local{256, 1, 1};
 constexpr std::array<uint32_t, 3> pixel_local{256, 1, 1};
 
@@ -95,7 +95,7 @@ std::vector<float> floats_of(const HostArray& a) {
 
 // The same checks cpu::integrate makes, so a matrix that passes here is one
 // the kernels can read without going out of bounds.
-void check_csr(const cpu::Csr& c) {
+void check_csr(const Csr& c) {
     bool ok = c.indptr.size() == c.bins + 1 && c.bin_centers.size() == c.bins && c.indices.size() == c.data.size() &&
               c.bins > 0 && c.indptr.front() == 0 && size_t(c.indptr.back()) == c.indices.size();
     for (size_t k = 0; ok && k < c.bins; ++k) ok = c.indptr[k] <= c.indptr[k + 1];
@@ -205,18 +205,18 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
     m.bins = m.csr->bins;
 
     if (s.solid_angle || s.polarization_factor) {
-        cpu::validate_geometry(s.geometry, false);  // with a given matrix the geometry may be unset
+        validate_geometry(s.geometry, false);  // with a given matrix the geometry may be unset
         if (geometry_pixels != m.pixels)
             throw InvalidArgument("AzimuthalIntegrator: solid angle and polarization come from the geometry, whose " +
                                   std::to_string(geometry_pixels) + " pixels differ from the matrix's " +
                                   std::to_string(m.pixels));
     }
-    if (s.solid_angle) m.solid = cpu::solid_angle(s.geometry);
+    if (s.solid_angle) m.solid = solid_angle(s.geometry);
     if (s.polarization_factor) {
         if (!(std::abs(*s.polarization_factor) <= 1))
             throw InvalidArgument("AzimuthalIntegrator: polarization factor " +
                                   std::to_string(*s.polarization_factor) + "; it must lie in [-1, 1]");
-        m.polar = cpu::polarization(s.geometry, *s.polarization_factor, s.polarization_axis_offset);
+        m.polar = polarization(s.geometry, *s.polarization_factor, s.polarization_axis_offset);
     }
     if (s.dark) check_pixels(s.dark->size(), m.pixels, "dark");
     if (s.flat) check_pixels(s.flat->size(), m.pixels, "flat");
@@ -261,7 +261,7 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
             norm[i] = (m.has_mask && m.mask[i]) || !std::isfinite(f) ? 0.0f : f;
         }
     }
-    const cpu::Csr& c = *m.csr;
+    const Csr& c = *m.csr;
     m.unit_weights = std::all_of(c.data.begin(), c.data.end(), [](float w) { return w == 1.0f; });
     m.indptr = upload(ctx, c.indptr);
     m.cols = upload(ctx, c.indices);
@@ -405,15 +405,15 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
     return r;
 }
 
-const cpu::Csr& AzimuthalIntegrator::csr() const { return *impl_->csr; }
-std::shared_ptr<const cpu::Csr> AzimuthalIntegrator::shared_csr() const { return impl_->csr; }
+const Csr& AzimuthalIntegrator::csr() const { return *impl_->csr; }
+std::shared_ptr<const Csr> AzimuthalIntegrator::shared_csr() const { return impl_->csr; }
 size_t AzimuthalIntegrator::bins() const { return impl_->bins; }
 size_t AzimuthalIntegrator::pixels() const { return impl_->pixels; }
 bool AzimuthalIntegrator::float64() const { return impl_->f64; }
 
-cpu::IntegrateParams AzimuthalIntegrator::cpu_params() const {
+IntegrateParams AzimuthalIntegrator::cpu_params() const {
     const detail::AzimuthalState& m = *impl_;
-    cpu::IntegrateParams p;
+    IntegrateParams p;
     p.dark = m.dark ? &*m.dark : nullptr;
     p.flat = m.flat ? &*m.flat : nullptr;
     p.solid_angle = m.solid.empty() ? nullptr : &m.solid;

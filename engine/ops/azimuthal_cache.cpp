@@ -20,7 +20,7 @@ constexpr char magic[8] = {'K', 'I', 'L', 'N', 'C', 'S', 'R', '1'};
 
 struct Entry {
     std::string key;
-    std::shared_ptr<const cpu::Csr> csr;
+    std::shared_ptr<const Csr> csr;
 };
 
 std::mutex cache_mutex;
@@ -37,7 +37,7 @@ uint64_t fnv1a(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
 }
 
 // Every parameter that changes the matrix, as bytes (the mask by its hash).
-std::string make_key(const cpu::Geometry& g, cpu::Radial unit, size_t bins,
+std::string make_key(const Geometry& g, Radial unit, size_t bins,
                      const std::optional<std::pair<double, double>>& range, bool split,
                      const std::vector<uint8_t>* mask) {
     std::string k;
@@ -85,13 +85,13 @@ std::filesystem::path file_for(const std::string& dir, const std::string& key) {
 
 // A matrix from a cache file, or null when the file is missing, for other
 // parameters (a hash collision) or damaged: the matrix is then rebuilt.
-std::shared_ptr<cpu::Csr> load(const std::filesystem::path& path, const std::string& key) {
+std::shared_ptr<Csr> load(const std::filesystem::path& path, const std::string& key) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return nullptr;
     char m[8];
     uint64_t key_size = 0, bins = 0, pixels = 0, nnz = 0;
     uint32_t unit = 0, split = 0;
-    auto csr = std::make_shared<cpu::Csr>();
+    auto csr = std::make_shared<Csr>();
     if (!f.read(m, 8) || std::memcmp(m, magic, 8) != 0 || !read_pod(f, key_size) || key_size != key.size())
         return nullptr;
     std::string stored(key_size, '\0');
@@ -105,13 +105,13 @@ std::shared_ptr<cpu::Csr> load(const std::filesystem::path& path, const std::str
         return nullptr;
     csr->bins = bins;
     csr->pixels = pixels;
-    csr->unit = unit == uint32_t(cpu::Radial::q_nm) ? cpu::Radial::q_nm : cpu::Radial::two_theta_deg;
+    csr->unit = unit == uint32_t(Radial::q_nm) ? Radial::q_nm : Radial::two_theta_deg;
     csr->pixel_split = split != 0;
     if (csr->indptr.front() != 0 || uint64_t(csr->indptr.back()) != nnz) return nullptr;
     return csr;
 }
 
-void store(const std::filesystem::path& path, const std::string& key, const cpu::Csr& csr) {
+void store(const std::filesystem::path& path, const std::string& key, const Csr& csr) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     const auto temp = path.string() + ".tmp-" + std::to_string(getpid());
@@ -145,9 +145,9 @@ void store(const std::filesystem::path& path, const std::string& key, const cpu:
 
 } // namespace
 
-std::shared_ptr<const cpu::Csr> cached_csr(const cpu::Geometry& g, cpu::Radial unit, size_t bins,
-                                           std::optional<std::pair<double, double>> range, bool pixel_split,
-                                           const std::vector<uint8_t>* mask, const std::string& cache_dir) {
+std::shared_ptr<const Csr> cached_csr(const Geometry& g, Radial unit, size_t bins,
+                                      std::optional<std::pair<double, double>> range, bool pixel_split,
+                                      const std::vector<uint8_t>* mask, const std::string& cache_dir) {
     const std::string key = make_key(g, unit, bins, range, pixel_split, mask);
     {
         std::lock_guard lock(cache_mutex);
@@ -157,11 +157,11 @@ std::shared_ptr<const cpu::Csr> cached_csr(const cpu::Geometry& g, cpu::Radial u
                 return cache.front().csr;
             }
     }
-    std::shared_ptr<const cpu::Csr> csr;
+    std::shared_ptr<const Csr> csr;
     if (!cache_dir.empty()) csr = load(file_for(cache_dir, key), key);
     if (!csr) {
         // Built outside the lock: other threads keep using the cache meanwhile.
-        csr = std::make_shared<const cpu::Csr>(cpu::build_csr(g, unit, bins, range, pixel_split, mask));
+        csr = std::make_shared<const Csr>(build_csr(g, unit, bins, range, pixel_split, mask));
         if (!cache_dir.empty()) store(file_for(cache_dir, key), key, *csr);
     }
     std::lock_guard lock(cache_mutex);

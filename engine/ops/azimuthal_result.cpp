@@ -3,7 +3,7 @@
 
 namespace kiln {
 
-cpu::Profile1d AzimuthalResult::to_host(size_t frame) const {
+Profile1d AzimuthalResult::to_host(size_t frame) const {
     if (!intensity) throw InvalidArgument("AzimuthalResult::to_host on an empty result");
     const size_t bins = intensity.shape()[intensity.ndim() - 1];
     const size_t frames = intensity.size() / bins;
@@ -14,7 +14,7 @@ cpu::Profile1d AzimuthalResult::to_host(size_t frame) const {
         const auto v = a.to_vector<float>();
         return std::vector<double>(v.begin() + long(frame * bins), v.begin() + long((frame + 1) * bins));
     };
-    cpu::Profile1d p;
+    Profile1d p;
     p.radial = radial;
     p.intensity = take(intensity);
     p.sem = take(sem);

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <optional>
 
-#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/pinned.hpp"
 #include "ops/kernel.hpp"
 
@@ -96,7 +96,7 @@ Bslz4Decoder::Bslz4Decoder(const Context& ctx, Shape frame_shape, DType dtype, s
     m.max_frames = max_frames;
     const Shape out_shape = batch_shape(frame_shape, max_frames);
 
-    const size_t block_elems = block_size ? block_size : cpu::bslz4_default_block_size(m.elem);
+    const size_t block_elems = block_size ? block_size : bslz4_default_block_size(m.elem);
     if (block_elems % 8 != 0)
         throw InvalidArgument("Bslz4Decoder: block size " + std::to_string(block_elems) +
                               " elements; bitshuffle blocks are a multiple of 8 elements (0 for the default)");
@@ -153,7 +153,7 @@ Bslz4Decoder& Bslz4Decoder::operator=(Bslz4Decoder&&) noexcept = default;
 // source offset, source size, destination offset, destination size | raw)
 // from the chunks' headers. Every chunk's headers form a chain of lengths, a
 // cache miss per block, so the chunks are walked in step and their misses
-// overlap. Any inconsistency is handed to cpu::bslz4_blocks for its message.
+// overlap. Any inconsistency is handed to bslz4_blocks for its message.
 void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, uint64_t src_base,
                          uint32_t* table) {
     Impl& m = *impl_;
@@ -185,13 +185,13 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
     walks.reserve(chunk_sizes.size());
     auto fail = [&](size_t k) {
         const auto chunk = bytes.subspan(walks[k].base, walks[k].size);
-        cpu::bslz4_blocks(chunk, m.elem, chunk_name(k));  // throws the precise IoError
+        bslz4_blocks(chunk, m.elem, chunk_name(k));  // throws the precise IoError
         throw IoError(chunk_name(k) + ": corrupt bitshuffle-LZ4 chunk");
     };
     size_t at = 0, rows = 0;
     for (size_t k = 0; k < chunk_sizes.size(); ++k) {
         const auto chunk = bytes.subspan(at, chunk_sizes[k]);
-        const uint64_t announced = cpu::bslz4_uncompressed_size(chunk, chunk_name(k));
+        const uint64_t announced = bslz4_uncompressed_size(chunk, chunk_name(k));
         if (announced != m.frame_bytes)
             throw IoError(chunk_name(k) + ": the bitshuffle-LZ4 chunk holds " + std::to_string(announced) +
                           " uncompressed bytes; frames of shape " + m.frame_shape.str() + " " +
@@ -205,7 +205,7 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
         walks.push_back(w);
         Walk& x = walks.back();
         uint64_t block_bytes = be32(chunk.data() + 8);
-        if (block_bytes == 0) block_bytes = uint64_t(cpu::bslz4_default_block_size(m.elem)) * m.elem;
+        if (block_bytes == 0) block_bytes = uint64_t(bslz4_default_block_size(m.elem)) * m.elem;
         if (block_bytes % (8 * m.elem) != 0) fail(k);
         const uint64_t n = m.frame_bytes / m.elem, block_elems = block_bytes / m.elem;
         x.block_bytes = block_bytes;
@@ -411,7 +411,7 @@ Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape
                        const std::string& name) {
     const size_t elem = dtype_size(dtype);
     // Parsing first gives header errors their usual messages and the block size.
-    const auto blocks = cpu::bslz4_blocks(chunk, elem, name);
+    const auto blocks = bslz4_blocks(chunk, elem, name);
     size_t block_elems = 0;
     for (const auto& b : blocks)
         if (!b.raw) block_elems = std::max<size_t>(block_elems, b.dst_size / elem);

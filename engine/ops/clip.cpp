@@ -13,8 +13,8 @@
 #include <limits>
 #include <string>
 
+#include "host/op_rules.hpp"
 #include "kiln/statistics.hpp"
-#include "cpu/clip.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -57,7 +57,7 @@ uint32_t key_digits(DType t) {
 }
 
 void check_arguments(const Array& a, double kappa, int max_iters) {
-    cpu::check_clip_parameters(kappa, max_iters);
+    check_clip_parameters(kappa, max_iters);
     if (!a)
         throw InvalidArgument(
             "kappa_sigma_clip: the array is null (default-constructed); pass an array made with "

@@ -2,7 +2,7 @@
 // separable kernel along the axis (the direct kernel for long weights).
 #include <string>
 
-#include "cpu/convolve.hpp"
+#include "host/op_rules.hpp"
 #include "kiln/convolve.hpp"
 #include "kiln/elementwise.hpp"
 #include "ops/convolve_pass.hpp"
@@ -25,7 +25,7 @@ Array convolve(const Array& a, const Array& v, ConvMode mode) {
         if (x->ndim() != 1)
             throw InvalidArgument("convolve: " + std::string(x == &a ? "a" : "v") + " has shape " +
                                   x->shape().str() + "; 1-D arrays are needed (reshape first)");
-    const DType r = cpu::convolution_dtype(a.dtype(), v.dtype());
+    const DType r = convolution_dtype(a.dtype(), v.dtype());
     const Array& signal = v.size() > a.size() ? v : a;
     const Array& taps = v.size() > a.size() ? a : v;
     const uint32_t m = static_cast<uint32_t>(signal.size()), n = static_cast<uint32_t>(taps.size());

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <optional>
 
-#include "cpu/convolve.hpp"
+#include "host/op_rules.hpp"
 #include "kiln/convolve.hpp"
 #include "kiln/elementwise.hpp"
 #include "ops/convolve_pass.hpp"
@@ -104,7 +104,7 @@ Array convolve2d_impl(const Array& image, const Array* kdev, const HostArray* kh
     const Shape kshape = kdev ? kdev->shape() : khost->shape;
     require_2d(kshape, "kernel");
     if (kdev) ops::check_same_context(image, *kdev, "convolve2d");
-    const DType r = cpu::convolution_dtype(image.dtype(), kdev ? kdev->dtype() : khost->dtype);
+    const DType r = convolution_dtype(image.dtype(), kdev ? kdev->dtype() : khost->dtype);
     const Context ctx = image.context();
     const uint32_t h = static_cast<uint32_t>(image.shape()[0]),
                    w = static_cast<uint32_t>(image.shape()[1]);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "cpu/gaussian.hpp"
+#include "host/gaussian_weights.hpp"
 #include "kiln/elementwise.hpp"
 #include "kiln/filters.hpp"
 #include "ops/convolve_pass.hpp"
@@ -22,7 +22,7 @@ Array gaussian_filter(const Array& input, std::array<double, 3> sigma_zyx, NdMod
     if (!input) throw InvalidArgument("gaussian_filter: the input is a null Array");
     // The CPU reference's checks and weights: every sigma is checked, used or not.
     std::array<std::vector<double>, 3> taps;
-    for (size_t i = 0; i < 3; ++i) taps[i] = cpu::gaussian_kernel1d(sigma_zyx[i], truncate);
+    for (size_t i = 0; i < 3; ++i) taps[i] = gaussian_kernel1d(sigma_zyx[i], truncate);
     const size_t ndim = input.ndim();
     auto used = [&](size_t axis) { return sigma_zyx[3 - ndim + axis] > min_sigma; };
     auto weights = [&](size_t axis) { return taps[3 - ndim + axis]; };

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/histogram.hpp"
+#include "host/op_rules.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -331,7 +331,7 @@ Histogram histogram(const Array& a, int bins, std::optional<std::pair<double, do
     } else {
         refuse_capture(a.context(), "histogram", "reads the automatic range back from the GPU (give a range)");
         const MinMax m = min_max(a);
-        if (!m.any) cpu::throw_no_finite_range(a.size());
+        if (!m.any) throw_no_finite_range(a.size());
         if (m.min == m.max) {
             first = m.min - 0.5, last = m.max + 0.5, width = last - first;
         } else {

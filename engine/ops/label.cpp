@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/label.hpp"
+#include "host/op_rules.hpp"
 #include "ops/kernel.hpp"
 #include "ops/read_back.hpp"
 
@@ -76,7 +76,7 @@ uint32_t capped_groups(detail::ContextState& ctx, uint64_t count) {
 LabelsAsync label_async(const Array& mask, int connectivity) {
     if (!mask) throw InvalidArgument("label: the mask is a null Array");
     const Shape& shape = mask.shape();
-    const auto reach = static_cast<uint32_t>(cpu::neighbour_reach(shape.ndim(), connectivity));
+    const auto reach = static_cast<uint32_t>(neighbour_reach(shape.ndim(), connectivity));
     // Pixel indices and the two sentinels (BG = 2^31 - 1, the HI tag bit)
     // must stay apart.
     if (mask.size() >= 0x7FFFFFFFull)

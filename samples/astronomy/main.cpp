@@ -16,12 +16,12 @@
 #include "cpu/elementwise.hpp"
 #include "cpu/label.hpp"
 #include "cpu/measure.hpp"
-#include "cpu/sky.hpp"
 #include "io/fits.hpp"
 #include "io/png.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 
 using namespace kiln;
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
                  "connected component labelling, centres of mass and fluxes) on the GPU and the CPU reference.\n"
                  "Without an input file it generates a synthetic 2048x2048 sky (fixed seed)."};
     std::string input, extension, outdir = ".", device;
-    cpu::SkyParams sky;
+    kiln::SkyParams sky;
     double kappa = 3.0, nsigma = 5.0;
     int connectivity = 4, repeat = 5;
     app.add_option("FITS", input, "Input FITS image (2-D); default: the synthetic sky")->check(CLI::ExistingFile);
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
             std::printf("input: synthetic sky %zux%zu, noise %.3f Jy/beam, %d compact sources, seed %llu\n",
                         sky.size, sky.size, sky.noise_sigma, sky.n_compact,
                         static_cast<unsigned long long>(sky.seed));
-            image = cpu::synthetic_sky(sky);
+            image = kiln::synthetic_sky(sky);
         } else {
             image = io::read_fits(input, extension);
             std::printf("input: %s, shape %s, %s\n", input.c_str(), image.shape.str().c_str(),
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
         cpu::ClipResult cclip;
         HostArray cmask;
         cpu::LabelResult clab;
-        std::vector<cpu::LabelStats> cstats;
+        std::vector<kiln::LabelStats> cstats;
         steps[0].cpu = cpu_ms([&] { cclip = cpu::kappa_sigma_clip(image, kappa); }, cpu_repeat);
         const double cut = nsigma * cclip.std;
         steps[1].cpu = cpu_ms([&] { cmask = cpu::threshold(image, cut); }, cpu_repeat);
@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
         io::write_png_rgb(png, static_cast<int>(image.shape.x()), static_cast<int>(image.shape.y()), rgb);
         {
             std::ofstream out(csv);
-            out << cpu::stats_to_csv(gstats, 2);
+            out << kiln::stats_to_csv(gstats, 2);
         }
         std::printf("wrote %s (log stretch, sources outlined) and %s\n", png.c_str(), csv.c_str());
         return stats_ok && labels_ok && measure_ok ? 0 : 2;

@@ -20,11 +20,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "cpu/bitshuffle_lz4.hpp"
+#include "cpu/integrate.hpp"
 #include "io/h5frames.hpp"
 #include "io/npy.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/kiln.hpp"
 #include "plot.hpp"
 #include "progress.hpp"
@@ -95,7 +96,7 @@ PathResult gpu_raw(Context& ctx, const io::FrameStackReader& reader, const Azimu
         for (size_t k = 0; k < n; ++k)
             pool.emplace_back([&, k] {
                 std::span<uint8_t> dst(reinterpret_cast<uint8_t*>(pinned.data()) + k * frame_bytes, frame_bytes);
-                cpu::bslz4_decompress(chunks[k], 4, dst, "frame " + std::to_string(first + k));
+                kiln::bslz4_decompress(chunks[k], 4, dst, "frame " + std::to_string(first + k));
             });
         for (auto& t : pool) t.join();
         pr.host_seconds += seconds_since(h0);
@@ -164,7 +165,7 @@ PathResult cpu_reference(const io::FrameStackReader& reader, const AzimuthalInte
     const size_t frames = reader.frames();
     count = count == 0 ? frames : std::min(count, frames);
     for (size_t k = 0; k < count; ++k) which.push_back(k * frames / count);
-    const cpu::IntegrateParams params = integ.cpu_params();
+    const kiln::IntegrateParams params = integ.cpu_params();
     sample::Progress bar(pr.name, count);
     const auto t0 = Clock::now();
     for (size_t k = 0; k < count; ++k) {
@@ -231,7 +232,7 @@ int run(const Options& o) {
 
     AzimuthalSetup s;
     s.geometry = sample::stack_geometry(p);
-    s.unit = cpu::Radial::q_nm;
+    s.unit = kiln::Radial::q_nm;
     s.bins = o.bins;
     s.pixel_split = o.split;
     s.solid_angle = true;

@@ -6,15 +6,15 @@
 #include <numbers>
 #include <thread>
 
-#include "cpu/random.hpp"
 #include "io/h5frames.hpp"
+#include "kiln/random.hpp"
 #include "progress.hpp"
 
 namespace sample {
 
 namespace {
 
-double uniform(uint64_t& s) { return kiln::cpu::uniform01(s); }
+double uniform(uint64_t& s) { return kiln::uniform01(s); }
 
 // Poisson deviate: inversion for small means (a few steps for the counts
 // here), a rounded normal for large ones.
@@ -64,19 +64,19 @@ template <typename F> void parallel_rows(size_t rows, F f) {
 
 }  // namespace
 
-kiln::cpu::Geometry stack_geometry(const StackParams& p) {
+kiln::Geometry stack_geometry(const StackParams& p) {
     // The same angles for any pixel count: the distance scales with the
     // detector's height (0.1 m for the Eiger's 2162 rows of 75 um).
     const double dist = 0.1 * double(p.rows) * p.pixel / (2162 * 75e-6);
-    return kiln::cpu::Geometry{p.rows, p.cols, p.pixel, p.pixel, dist, 0.51 * p.rows * p.pixel,
-                               0.48 * p.cols * p.pixel, 0.002, -0.001, 0.0, 1.0e-10};
+    return kiln::Geometry{p.rows, p.cols, p.pixel, p.pixel, dist, 0.51 * p.rows * p.pixel,
+                          0.48 * p.cols * p.pixel, 0.002, -0.001, 0.0, 1.0e-10};
 }
 
 std::vector<float> mean_counts(const StackParams& p) {
     const auto g = stack_geometry(p);
-    const auto q = kiln::cpu::q_nm(g);
-    const auto solid = kiln::cpu::solid_angle(g);
-    const auto polar = kiln::cpu::polarization(g, 0.99);
+    const auto q = kiln::q_nm(g);
+    const auto solid = kiln::solid_angle(g);
+    const auto polar = kiln::polarization(g, 0.99);
     // Silicon (a = 0.5431 nm): reflections with h^2 + k^2 + l^2 = N.
     const int allowed[] = {3, 8, 11, 16, 19, 24, 27, 32, 35, 40, 43, 48};
     std::vector<float> mean(q.size());
@@ -104,7 +104,7 @@ std::vector<uint32_t> make_frame(const StackParams& p, const std::vector<float>&
     std::vector<uint32_t> out(p.rows * p.cols);
     parallel_rows(p.rows, [&](size_t r0, size_t r1, size_t block) {
         uint64_t s = (uint64_t(p.seed) << 40) ^ (uint64_t(index) << 20) ^ block;
-        kiln::cpu::splitmix64(s);
+        kiln::splitmix64(s);
         for (size_t k = r0 * p.cols; k < r1 * p.cols; ++k)
             out[k] = mean[k] < 0 ? gap_value : poisson(mean[k] * scale, s);
     });

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/geometry.hpp"
+#include "kiln/geometry.hpp"
 
 namespace sample {
 
@@ -21,7 +21,7 @@ struct StackParams {
 constexpr uint32_t gap_value = 0xFFFFFFFFu;
 
 /// The detector geometry the stack was made with (beam near the centre).
-kiln::cpu::Geometry stack_geometry(const StackParams& p);
+kiln::Geometry stack_geometry(const StackParams& p);
 
 /// Frame `index` of the stack: rows * cols uint32 counts, generated with all
 /// cores; the same for the same parameters whatever the number of threads.

@@ -11,10 +11,10 @@
 
 #include "cpu/histogram.hpp"
 #include "cpu/primes.hpp"
-#include "cpu/random.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/primes.hpp"
+#include "kiln/random.hpp"
 #include "kiln/tune.hpp"
 
 namespace {
@@ -30,7 +30,7 @@ template <typename F> double cpu_ms(F&& f) {
 // A fast, seeded generator: the lessons use random inputs, not any one sequence.
 struct Random {
     uint64_t s;
-    uint64_t next() { return kiln::cpu::splitmix64(s); }
+    uint64_t next() { return kiln::splitmix64(s); }
     float uniform() { return static_cast<float>(next() >> 40) / 16777216.0f; }
 };
 

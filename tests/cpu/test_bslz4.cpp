@@ -13,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "cpu/bitshuffle_lz4.hpp"
 #include "io/fp_env.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
 
 using namespace kiln;
-using namespace kiln::cpu;
 
 namespace {
 

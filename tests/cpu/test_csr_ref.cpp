@@ -6,11 +6,10 @@
 #include <map>
 #include <numbers>
 
-#include "cpu/csr.hpp"
+#include "kiln/csr.hpp"
 #include "kiln/error.hpp"
 
 using namespace kiln;
-using namespace kiln::cpu;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 

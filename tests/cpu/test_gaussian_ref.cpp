@@ -12,12 +12,14 @@
 #include "cpu/gaussian.hpp"
 #include "cpu_support.hpp"
 #include "gaussian_fixture.hpp"
+#include "host/gaussian_weights.hpp"
 
 namespace {
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
+using kiln::gaussian_kernel1d;
 using kiln::parse_nd_mode;
 using namespace kiln::cpu;
 

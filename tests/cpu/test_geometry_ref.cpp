@@ -5,11 +5,11 @@
 #include <cmath>
 #include <numbers>
 
-#include "cpu/geometry.hpp"
+#include "host/lab_frame.hpp"
 #include "kiln/error.hpp"
+#include "kiln/geometry.hpp"
 
 using namespace kiln;
-using namespace kiln::cpu;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 

@@ -17,7 +17,7 @@
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
-using kiln::cpu::LabelStats;
+using kiln::LabelStats;
 
 namespace {
 
@@ -180,7 +180,7 @@ TEST_CASE("stats_to_csv writes a header and exact numbers", "[cpu][measure]") {
     const auto image = HostArray::from(Shape{2, 3}, std::vector<double>{0.1, 0.2, 0, 0, 0.7, 0});
     const auto labels = HostArray::from(Shape{2, 3}, std::vector<int32_t>{1, 1, 0, 0, 1, 0});
     const auto stats = kiln::cpu::measure(image, labels, std::vector<int32_t>{1, 2});
-    const std::string csv = kiln::cpu::stats_to_csv(stats, 2);
+    const std::string csv = kiln::stats_to_csv(stats, 2);
     std::istringstream lines(csv);
     std::string header, first, second, extra;
     std::getline(lines, header);
@@ -209,8 +209,8 @@ TEST_CASE("stats_to_csv writes a header and exact numbers", "[cpu][measure]") {
           std::vector<std::string>{"0", "0", "2", "2"});
     CHECK(second == "2,0,0,nan,nan,nan,nan,nan,0,0,0,0,nan,nan,0,0,0,0");
 
-    CHECK(kiln::cpu::stats_to_csv({}, 3).rfind("label,count", 0) == 0);
-    CHECK(kiln::cpu::stats_to_csv({}, 1).find("min_pos_x,max_pos_x") != std::string::npos);
-    CHECK_THROWS_AS(kiln::cpu::stats_to_csv(stats, 4), kiln::InvalidArgument);
-    CHECK_THROWS_AS(kiln::cpu::stats_to_csv(stats, 0), kiln::InvalidArgument);
+    CHECK(kiln::stats_to_csv({}, 3).rfind("label,count", 0) == 0);
+    CHECK(kiln::stats_to_csv({}, 1).find("min_pos_x,max_pos_x") != std::string::npos);
+    CHECK_THROWS_AS(kiln::stats_to_csv(stats, 4), kiln::InvalidArgument);
+    CHECK_THROWS_AS(kiln::stats_to_csv(stats, 0), kiln::InvalidArgument);
 }

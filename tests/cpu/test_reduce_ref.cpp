@@ -10,6 +10,7 @@
 
 #include "cpu/reduce.hpp"
 #include "cpu_support.hpp"
+#include "host/pairwise.hpp"
 
 namespace {
 
@@ -155,7 +156,7 @@ TEST_CASE("sums stay accurate over millions of elements", "[cpu][reduce]") {
     tiny.insert(tiny.begin(), 1.0);
     const double want = 1.0 + std::ldexp(1.0, -33);
     CHECK(std::abs(cpu::sum(host({tiny.size()}, tiny)) - want) <= 1e-14);
-    CHECK(std::abs(cpu::pairwise_sum(tiny) - want) <= 1e-14);
+    CHECK(std::abs(kiln::pairwise_sum(tiny) - want) <= 1e-14);
 
     // The same along a strided axis of 2^16 + 1 rows.
     std::vector<double> rows(2 * ((size_t{1} << 16) + 1), std::ldexp(1.0, -53));
@@ -185,7 +186,7 @@ TEST_CASE("whole-array sums equal NumPy's bit for bit", "[cpu][reduce]") {
         x.push_back(std::ldexp(static_cast<double>(m), static_cast<int>(h % 40) - 44));
     }
     CHECK(cpu::sum(host({x.size()}, x)) == long_sum_f64);
-    CHECK(cpu::pairwise_sum(x) == long_sum_f64);
+    CHECK(kiln::pairwise_sum(x) == long_sum_f64);
     const std::vector<float> x32(x.begin(), x.end());
     CHECK(cpu::sum(HostArray::from(Shape{x32.size()}, x32)) == long_sum_f32);
     CHECK(cpu::mean(host({x.size()}, x)) == long_sum_f64 / 20011.0);

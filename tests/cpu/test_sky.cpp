@@ -1,4 +1,4 @@
-// cpu::synthetic_sky: determinism, the noise level where there are no
+// kiln::synthetic_sky: determinism, the noise level where there are no
 // sources, and a plausible number of 5-sigma sources found by cpu::label.
 #include <catch2/catch.hpp>
 
@@ -6,13 +6,13 @@
 #include <limits>
 
 #include "cpu/label.hpp"
-#include "cpu/sky.hpp"
+#include "kiln/sky.hpp"
 
 using kiln::DType;
 using kiln::HostArray;
 using kiln::Shape;
-using kiln::cpu::SkyParams;
-using kiln::cpu::SkyTruth;
+using kiln::SkyParams;
+using kiln::SkyTruth;
 
 namespace {
 
@@ -50,8 +50,8 @@ TEST_CASE("synthetic_sky is a deterministic function of its params", "[cpu][sky]
     p.n_compact = 30;
     p.n_shells = 2;
     SkyTruth t1, t2;
-    const HostArray a = kiln::cpu::synthetic_sky(p, &t1);
-    const HostArray b = kiln::cpu::synthetic_sky(p, &t2);
+    const HostArray a = kiln::synthetic_sky(p, &t1);
+    const HostArray b = kiln::synthetic_sky(p, &t2);
     CHECK(a.dtype == DType::float32);
     CHECK(a.shape == Shape{512, 512});
     CHECK(a.bytes == b.bytes);
@@ -59,14 +59,14 @@ TEST_CASE("synthetic_sky is a deterministic function of its params", "[cpu][sky]
     CHECK(t1.fluxes == t2.fluxes);
 
     p.seed = 43;
-    CHECK(kiln::cpu::synthetic_sky(p).bytes != a.bytes);
+    CHECK(kiln::synthetic_sky(p).bytes != a.bytes);
 
     // The noise has its own stream: with other sources, the source-free
     // border is bit for bit the same.
     p.seed = 42;
     p.n_compact = 5;
     p.n_shells = 0;
-    const HostArray c = kiln::cpu::synthetic_sky(p);
+    const HostArray c = kiln::synthetic_sky(p);
     CHECK(c.bytes != a.bytes);
     // Sources start size/16 from the edge and reach 5 widths (15 px) around.
     const size_t border = p.size / 16 - 15;
@@ -77,7 +77,7 @@ TEST_CASE("synthetic_sky is a deterministic function of its params", "[cpu][sky]
 TEST_CASE("synthetic_sky default image: noise, truth and sources", "[cpu][sky]") {
     const SkyParams p;  // the astronomy sample's image
     SkyTruth truth;
-    const HostArray image = kiln::cpu::synthetic_sky(p, &truth);
+    const HostArray image = kiln::synthetic_sky(p, &truth);
     REQUIRE(image.shape == Shape{p.size, p.size});
 
     // Sources keep size/16 away from the edges: the corners are pure noise.
@@ -131,23 +131,23 @@ TEST_CASE("synthetic_sky rejects params outside their ranges", "[cpu][sky]") {
         change(p);
         return p;
     };
-    CHECK_THROWS_WITH(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.size = 63; })),
+    CHECK_THROWS_WITH(kiln::synthetic_sky(with([](SkyParams& p) { p.size = 63; })),
                       Catch::Contains("size 63") && Catch::Contains("accepted: 64 to 32768"));
     // -1 read as an unsigned size, and sizes whose square overflows 64 bits:
     // refused before anything is allocated (they used to overflow the canvas).
     for (size_t size : {~size_t(0), size_t(1) << 32, size_t(32769)}) {
         INFO("size " << size);
-        CHECK_THROWS_WITH(kiln::cpu::synthetic_sky(with([&](SkyParams& p) { p.size = size; })),
+        CHECK_THROWS_WITH(kiln::synthetic_sky(with([&](SkyParams& p) { p.size = size; })),
                           Catch::Contains(std::to_string(size)) && Catch::Contains("accepted: 64 to 32768"));
     }
-    CHECK_THROWS_AS(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.noise_sigma = 0; })),
+    CHECK_THROWS_AS(kiln::synthetic_sky(with([](SkyParams& p) { p.noise_sigma = 0; })),
                     kiln::InvalidArgument);
-    CHECK_THROWS_AS(kiln::cpu::synthetic_sky(
+    CHECK_THROWS_AS(kiln::synthetic_sky(
                         with([](SkyParams& p) { p.noise_sigma = std::numeric_limits<double>::quiet_NaN(); })),
                     kiln::InvalidArgument);
-    CHECK_THROWS_AS(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.n_compact = -1; })),
+    CHECK_THROWS_AS(kiln::synthetic_sky(with([](SkyParams& p) { p.n_compact = -1; })),
                     kiln::InvalidArgument);
-    CHECK_THROWS_AS(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.n_shells = -1; })),
+    CHECK_THROWS_AS(kiln::synthetic_sky(with([](SkyParams& p) { p.n_shells = -1; })),
                     kiln::InvalidArgument);
-    CHECK(kiln::cpu::synthetic_sky(with([](SkyParams& p) { p.size = 64; })).shape == Shape{64, 64});
+    CHECK(kiln::synthetic_sky(with([](SkyParams& p) { p.size = 64; })).shape == Shape{64, 64});
 }

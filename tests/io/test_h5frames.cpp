@@ -11,9 +11,9 @@
 #include <random>
 #include <string>
 
-#include "cpu/bitshuffle_lz4.hpp"
 #include "io/fp_env.hpp"
 #include "io/h5frames.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
 
 using namespace kiln;
@@ -134,7 +134,7 @@ TEST_CASE("bitshuffle-LZ4 frame stack round trip", "[io][h5frames][bslz4]") {
         CHECK(mask == 0);
         CHECK(chunk.size() < frames[k].nbytes());  // stored compressed
         std::vector<uint8_t> out(frames[k].nbytes());
-        cpu::bslz4_decompress(chunk, 4, out, "frame");
+        kiln::bslz4_decompress(chunk, 4, out, "frame");
         CHECK(std::memcmp(out.data(), frames[k].data(), out.size()) == 0);
     }
 
@@ -301,7 +301,7 @@ TEST_CASE("frame stack errors", "[io][h5frames]") {
         const auto frame = poisson_frame<uint32_t>(9, 11, 5.0, 7);
         write_stack(file.path, frame, 3);
         // Replace frame 1's chunk by a truncated copy, as a crashed detector might leave it.
-        auto chunk = cpu::bslz4_compress({static_cast<const uint8_t*>(frame.data()), frame.nbytes()}, 4);
+        auto chunk = kiln::bslz4_compress({static_cast<const uint8_t*>(frame.data()), frame.nbytes()}, 4);
         chunk.resize(chunk.size() - 9);
         write_raw_chunk(file.path, 1, chunk);
         FrameStackReader r(file.path);

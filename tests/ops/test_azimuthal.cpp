@@ -17,7 +17,7 @@
 #include "support.hpp"
 
 using namespace kiln;
-using EM = cpu::IntegrateParams::ErrorModel;
+using EM = kiln::IntegrateParams::ErrorModel;
 namespace fs = std::filesystem;
 
 namespace {
@@ -70,7 +70,7 @@ TEST_CASE("azimuthal integration with dark, flat, solid angle, polarization, mas
                 INFO("separate " << (kernels == AzimuthalKernels::separate) << " split " << split << " dtype "
                                  << dtype_name(t));
                 AzimuthalSetup s = setup_for(g, split, Accumulation::automatic, 101);
-                s.unit = cpu::Radial::two_theta_deg;
+                s.unit = kiln::Radial::two_theta_deg;
                 s.kernels = kernels;
                 s.dark = test::random(shape, DType::float32, 2, 0, 10);
                 s.flat = test::random(shape, DType::float32, 3, 0.5, 1.5);
@@ -143,10 +143,10 @@ TEST_CASE("bin centres are the matrix's, at lo + (k + 1/2) width", "[ops][azimut
     Context ctx = test::context();
     const auto g = small_geometry();
     AzimuthalSetup s = setup_for(g, false, Accumulation::automatic, 10);
-    s.unit = cpu::Radial::two_theta_deg;
+    s.unit = kiln::Radial::two_theta_deg;
     s.range = std::make_pair(2.0, 12.0);
     AzimuthalIntegrator integ(ctx, s);
-    const auto ref = cpu::build_csr(g, s.unit, 10, s.range, false);
+    const auto ref = kiln::build_csr(g, s.unit, 10, s.range, false);
     const auto r = integ.integrate(Array::from_host(ctx, frame_of(g, DType::uint16, 3)));
     REQUIRE(r.radial == ref.bin_centers);
     for (size_t k = 0; k < 10; ++k) CHECK(r.radial[k] == Approx(2.5 + double(k)).epsilon(1e-12));
@@ -304,7 +304,8 @@ TEST_CASE("an integrator over a matrix given without a geometry", "[ops][azimuth
     Context ctx = test::context();
     const auto g = small_geometry();
     AzimuthalSetup s;
-    s.csr = std::make_shared<const cpu::Csr>(cpu::build_csr(g, cpu::Radial::two_theta_deg, 19, std::nullopt, true));
+    s.csr = std::make_shared<const kiln::Csr>(
+        kiln::build_csr(g, kiln::Radial::two_theta_deg, 19, std::nullopt, true));
     s.error_model = EM::none;
     AzimuthalIntegrator integ(ctx, s);
     CHECK(integ.shared_csr() == s.csr);
@@ -322,24 +323,26 @@ TEST_CASE("an integrator over a matrix given without a geometry", "[ops][azimuth
 TEST_CASE("CSR matrices are cached in memory and on disk", "[ops][azimuthal]") {
     const auto g = small_geometry();
     clear_csr_cache();
-    const auto a = cached_csr(g, cpu::Radial::q_nm, 50, std::nullopt, true);
-    const auto b = cached_csr(g, cpu::Radial::q_nm, 50, std::nullopt, true);
+    const auto a = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true);
+    const auto b = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true);
     CHECK(a == b);  // the same matrix, not rebuilt
-    const auto c = cached_csr(g, cpu::Radial::q_nm, 51, std::nullopt, true);
+    const auto c = cached_csr(g, kiln::Radial::q_nm, 51, std::nullopt, true);
     CHECK(c != a);
     CHECK(c->bins == 51);
     std::vector<uint8_t> mask(g.rows * g.cols, 0);
     mask[100] = 1;
-    const auto d = cached_csr(g, cpu::Radial::q_nm, 50, std::nullopt, true, &mask);
+    const auto d = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true, &mask);
     CHECK(d != a);
     CHECK(d->nnz() < a->nnz());
 
     const fs::path dir = fs::temp_directory_path() / ("kiln_csr_cache_" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    const auto e = cached_csr(g, cpu::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr, dir.string());
+    const auto e = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr,
+                              dir.string());
     CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
     clear_csr_cache();
-    const auto f = cached_csr(g, cpu::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr, dir.string());
+    const auto f = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr,
+                              dir.string());
     CHECK(f != e);  // a new object, read back from the file
     CHECK(f->indptr == e->indptr);
     CHECK(f->indices == e->indices);

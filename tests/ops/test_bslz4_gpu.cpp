@@ -1,5 +1,5 @@
 // GPU bitshuffle-LZ4 decoding against the input that was compressed: chunks
-// made by cpu::bslz4_compress (liblz4 underneath) and by the real HDF5 plugin
+// made by kiln::bslz4_compress (liblz4 underneath) and by the real HDF5 plugin
 // (filter 32008, read back with HDF5's direct chunk read), every element
 // size, tails of raw elements, small and default blocks, batches in a Graph,
 // and corrupt chunks (IoError naming the frame, the context still usable).
@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "bslz4_support.hpp"
-#include "cpu/bitshuffle_lz4.hpp"
 #include "io/h5frames.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/pinned.hpp"
 #include "support.hpp"
 
@@ -253,14 +253,14 @@ TEST_CASE("a corrupt LZ4 block gives an IoError naming the frame", "[ops][bslz4]
     // Block 1 of frame 11 (the second chunk of a batch starting at 10) gets a
     // token with no literals and a match offset (0x0F0F) before any output:
     // its header still parses, only decoding finds the problem.
-    const auto blocks = cpu::bslz4_blocks(chunks[1], 4, "frame 11");
+    const auto blocks = kiln::bslz4_blocks(chunks[1], 4, "frame 11");
     REQUIRE(blocks.size() >= 3);
     const size_t at = blocks[1].src_offset;
     chunks[1][at] = 0x0F;
     chunks[1][at + 1] = 0x0F;
     chunks[1][at + 2] = 0x0F;
     std::vector<uint8_t> out(frames[1].nbytes());
-    CHECK_THROWS_AS(cpu::bslz4_decompress(chunks[1], 4, out, "frame 11"), IoError);  // the reference agrees
+    CHECK_THROWS_AS(kiln::bslz4_decompress(chunks[1], 4, out, "frame 11"), IoError);  // the reference agrees
 
     Bslz4Decoder dec(ctx, shape, DType::uint32, 3);
     dec.push(chunks, 10);
@@ -286,7 +286,7 @@ TEST_CASE("corrupt LZ4 streams of every kind are caught on the GPU", "[ops][bslz
     const Shape shape{64};  // one block of 256 bytes
     const HostArray frame = poisson(shape, DType::uint32, 3.0, 5);
     const auto good = compress(frame);
-    const auto blocks = cpu::bslz4_blocks(good, 4, "x");
+    const auto blocks = kiln::bslz4_blocks(good, 4, "x");
     REQUIRE(blocks.size() == 1);
     // Replaces the LZ4 data of the block (its length header rewritten to match).
     auto with_lz4 = [&](std::vector<uint8_t> lz4) {
@@ -312,7 +312,7 @@ TEST_CASE("corrupt LZ4 streams of every kind are caught on the GPU", "[ops][bslz
         INFO(b.says);
         const auto chunk = with_lz4(b.lz4);
         std::vector<uint8_t> out(frame.nbytes());
-        CHECK_THROWS_AS(cpu::bslz4_decompress(chunk, 4, out, "x"), IoError);
+        CHECK_THROWS_AS(kiln::bslz4_decompress(chunk, 4, out, "x"), IoError);
         CHECK_THROWS_WITH(bslz4_decompress(ctx, chunk, shape, DType::uint32, "frame 3"),
                           Catch::Contains("frame 3") && Catch::Contains(b.says));
     }
@@ -373,7 +373,7 @@ TEST_CASE("pipelined Bslz4Decoders copy batches from pinned memory inside graphs
         frames.push_back(poisson(shape, DType::uint32, 1.0 + k, 500 + k));
         chunks.push_back(compress(frames.back(), 256));
     }
-    const auto bad_blocks = cpu::bslz4_blocks(chunks[7], 4, "frame 7");
+    const auto bad_blocks = kiln::bslz4_blocks(chunks[7], 4, "frame 7");
     REQUIRE(bad_blocks.size() >= 4);
     for (size_t i = 0; i < 3; ++i) chunks[7][bad_blocks[2].src_offset + i] = 0x0F;  // match before any output
     std::vector<size_t> sizes, offsets{0};

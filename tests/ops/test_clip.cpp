@@ -7,7 +7,7 @@
 
 #include "clip_support.hpp"
 #include "cpu/clip.hpp"
-#include "cpu/sky.hpp"
+#include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 #include "support.hpp"
 
@@ -113,11 +113,11 @@ TEST_CASE("clipping ignores NaN and infinities", "[ops][clip]") {
 
 TEST_CASE("clipping the synthetic radio sky", "[ops][clip]") {
     Context ctx = test::context();
-    cpu::SkyParams p;
+    kiln::SkyParams p;
     p.size = 320;  // 102400 values: two levels of sums of 256, many sort tiles
     p.n_compact = 40;
     p.n_shells = 2;
-    HostArray sky = cpu::synthetic_sky(p);
+    HostArray sky = kiln::synthetic_sky(p);
     check_clip(Array::from_host(ctx, sky), sky, 3.0, 100);
     check_clip(Array::from_host(ctx, sky), sky, 2.0, 3, false);
 }

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "cpu/elementwise.hpp"
-#include "cpu/sky.hpp"
 #include "kiln/elementwise.hpp"
+#include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 #include "support.hpp"
 
@@ -34,11 +34,11 @@ TEST_CASE("threshold against a device scalar equals the host threshold for every
 
 TEST_CASE("the 5-sigma mask from the clipped std on the device equals the synchronous one", "[ops][threshold][clip]") {
     Context ctx = test::context();
-    cpu::SkyParams p;
+    kiln::SkyParams p;
     p.size = 128;
     p.n_compact = 20;
     p.n_shells = 1;
-    const HostArray sky = cpu::synthetic_sky(p);
+    const HostArray sky = kiln::synthetic_sky(p);
     Array image = Array::from_host(ctx, sky);
     const ClipResultAsync clip = kappa_sigma_clip_async(image, 3.0);
     Array mask = threshold(image, clip.stats, 1, 5.0);

@@ -21,7 +21,7 @@ using test::require_profile;
 
 TEST_CASE("stress azimuthal: rows in many short segments merged by the last one", "[stress][azimuthal]") {
     Context ctx = test::context();
-    cpu::Geometry g = test::larger_geometry();
+    kiln::Geometry g = test::larger_geometry();
     g.rows = scaled(g.rows);
     g.cols = scaled(g.cols);
     const Shape shape{g.rows, g.cols};
@@ -54,7 +54,7 @@ TEST_CASE("stress azimuthal: rows in many short segments merged by the last one"
             s.dummy = 7;
             s.empty = -3;
             AzimuthalIntegrator integ(ctx, s);
-            const cpu::Csr& c = integ.csr();
+            const kiln::Csr& c = integ.csr();
             size_t longest = 0;
             for (size_t k = 0; k < c.bins; ++k)
                 longest = std::max<size_t>(longest, size_t(c.indptr[k + 1] - c.indptr[k]));

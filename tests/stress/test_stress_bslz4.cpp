@@ -2,14 +2,14 @@
 // each with its own error flag): batches of many frames of many small
 // blocks, compressible, incompressible and constant frames side by side,
 // raw trailing elements, a Graph run per batch; every frame byte for byte
-// as kiln::cpu::bslz4_decompress decodes it (and as it was compressed).
+// as kiln::bslz4_decompress decodes it (and as it was compressed).
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "bslz4_support.hpp"
-#include "cpu/bitshuffle_lz4.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/bslz4_host.hpp"
 #include "kiln/graph.hpp"
 #include "stress/stress_support.hpp"
 
@@ -24,8 +24,8 @@ namespace {
 // The CPU decoder's output of a chunk, as an array like `like`.
 HostArray cpu_decoded(const std::vector<uint8_t>& chunk, const HostArray& like) {
     HostArray out(like.shape, like.dtype);
-    cpu::bslz4_decompress(chunk, dtype_size(like.dtype),
-                          std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), out.nbytes()), "cpu");
+    kiln::bslz4_decompress(chunk, dtype_size(like.dtype),
+                           std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), out.nbytes()), "cpu");
     return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // 1-D azimuthal integration on the GPU, as pyFAI's CSR engine: a sparse
-// bins x pixels matrix (built on the CPU by cpu::build_csr and cached)
+// bins x pixels matrix (built on the CPU by build_csr and cached)
 // uploaded once, then per frame a pre-processing step (dark, flat, solid
 // angle, polarization, mask, dummy values, Poisson or given variance) and a
 // sparse reduction per bin giving the mean intensity and its uncertainties.
@@ -14,8 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "cpu/azimuthal.hpp"
 #include "kiln/array.hpp"
+#include "kiln/csr.hpp"
+#include "kiln/geometry.hpp"
+#include "kiln/integration.hpp"
 #include "kiln/op_types.hpp"
 
 namespace kiln {
@@ -35,28 +37,28 @@ enum class AzimuthalKernels { fused, separate };
 /// Everything an integrator needs. Per-pixel arrays hold rows * cols values
 /// in raster order (any shape of that size).
 struct AzimuthalSetup {
-    cpu::Geometry geometry;
-    cpu::Radial unit = cpu::Radial::q_nm;
+    Geometry geometry;
+    Radial unit = Radial::q_nm;
     size_t bins = 1000;
-    /// Bin edges [lo, hi]; without, the extent of the unmasked pixels (see cpu::build_csr).
+    /// Bin edges [lo, hi]; without, the extent of the unmasked pixels (see build_csr).
     std::optional<std::pair<double, double>> range;
     bool pixel_split = false;
     /// A matrix to use instead of building one from the fields above (its
     /// pixel count must be rows * cols of the geometry).
-    std::shared_ptr<const cpu::Csr> csr;
+    std::shared_ptr<const Csr> csr;
     /// Also keep built matrices in files in this folder (empty: memory only).
     std::string csr_cache_dir;
 
     std::optional<HostArray> dark;      ///< subtracted (any dtype)
     std::optional<HostArray> flat;      ///< divides (any dtype)
     std::optional<HostArray> mask;      ///< nonzero = excluded (any dtype), also left out of the matrix
-    bool solid_angle = false;           ///< divide by cpu::solid_angle(geometry)
-    /// Divide by cpu::polarization(geometry, factor, axis_offset) when set.
+    bool solid_angle = false;           ///< divide by solid_angle(geometry)
+    /// Divide by polarization(geometry, factor, axis_offset) when set.
     std::optional<double> polarization_factor;
     double polarization_axis_offset = 0;
     std::optional<double> dummy;        ///< raw value marking invalid pixels
     double delta_dummy = 0;             ///< tolerance around dummy
-    cpu::IntegrateParams::ErrorModel error_model = cpu::IntegrateParams::ErrorModel::poisson;
+    IntegrateParams::ErrorModel error_model = IntegrateParams::ErrorModel::poisson;
     std::optional<HostArray> variance;  ///< per-pixel variance for ErrorModel::variance
     double empty = 0;                   ///< reported for bins without any valid pixel
 
@@ -74,7 +76,7 @@ struct AzimuthalSetup {
 
 /// Results of integrating one frame (arrays of shape (bins)) or a stack of n
 /// frames (shape (n, bins)), float32 on the device, lazy like every op result.
-/// The definitions are cpu::Profile1d's: intensity = sum_signal /
+/// The definitions are Profile1d's: intensity = sum_signal /
 /// sum_normalization, sem = sqrt(sum_variance) / sum_normalization, std =
 /// sqrt(sum_variance / sum_normalization_sq), sigma = sem (the same array).
 struct AzimuthalResult {
@@ -82,18 +84,18 @@ struct AzimuthalResult {
     Array sum_signal, sum_variance, sum_normalization, sum_normalization_sq, count;
     std::vector<double> radial;  ///< bin centres (the matrix's bin_centers)
 
-    /// Pulls frame `frame`'s results into a cpu::Profile1d (waits for the GPU).
-    cpu::Profile1d to_host(size_t frame = 0) const;
+    /// Pulls frame `frame`'s results into a Profile1d (waits for the GPU).
+    Profile1d to_host(size_t frame = 0) const;
 };
 
 /// The matrix for these parameters: from an in-process cache of the last few
 /// matrices, else from `cache_dir` (when given and holding a file for exactly
-/// these parameters), else built by cpu::build_csr on the CPU (and written to
-/// cache_dir when given). Thread-safe. Throws as cpu::build_csr does.
-std::shared_ptr<const cpu::Csr> cached_csr(const cpu::Geometry& g, cpu::Radial unit, size_t bins,
-                                           std::optional<std::pair<double, double>> range, bool pixel_split,
-                                           const std::vector<uint8_t>* mask = nullptr,
-                                           const std::string& cache_dir = "");
+/// these parameters), else built by build_csr on the CPU (and written to
+/// cache_dir when given). Thread-safe. Throws as build_csr does.
+std::shared_ptr<const Csr> cached_csr(const Geometry& g, Radial unit, size_t bins,
+                                      std::optional<std::pair<double, double>> range, bool pixel_split,
+                                      const std::vector<uint8_t>* mask = nullptr,
+                                      const std::string& cache_dir = "");
 /// Empties the in-process matrix cache.
 void clear_csr_cache();
 
@@ -106,7 +108,7 @@ public:
     /// combined normalization flat * solid angle * polarization (0 where
     /// masked or not finite), the dark and the variance as float32.
     /// Throws InvalidArgument for inconsistent sizes or parameters (as
-    /// cpu::build_csr and cpu::integrate), Unsupported for float64
+    /// build_csr and cpu::integrate), Unsupported for float64
     /// accumulation on a device without it.
     AzimuthalIntegrator(const Context& ctx, const AzimuthalSetup& setup);
     ~AzimuthalIntegrator();
@@ -135,15 +137,15 @@ public:
     /// per pixel, an excluded pixel all zeros (cpu::preprocess's terms).
     Array preprocess(const Array& frames) const;
 
-    const cpu::Csr& csr() const;
-    std::shared_ptr<const cpu::Csr> shared_csr() const;
+    const Csr& csr() const;
+    std::shared_ptr<const Csr> shared_csr() const;
     size_t bins() const;
     size_t pixels() const;
     /// Whether sums are accumulated in float64 (else compensated float32).
     bool float64() const;
     /// Parameters for cpu::integrate giving the reference of integrate():
     /// pointers into this integrator's copies of the corrections.
-    cpu::IntegrateParams cpu_params() const;
+    IntegrateParams cpu_params() const;
 
 private:
     /// Raw values v with |v - dummy| <= delta (evaluated in double, as

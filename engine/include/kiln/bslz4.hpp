@@ -2,7 +2,7 @@
 // Bitshuffle-LZ4 decompression on the GPU (the chunk format of HDF5 filter
 // 32008, which Eiger and Jungfrau detectors write). The host parses each
 // chunk's headers into a table of blocks (cheap: a few thousand 4-byte
-// lengths per frame, with cpu::bslz4_blocks); only the compressed bytes and
+// lengths per frame, with bslz4_blocks, kiln/bslz4_host.hpp); only the compressed bytes and
 // the table travel to the device, where one workgroup decodes one LZ4 block
 // into shared memory and bit-unshuffles it into the output.
 #include <cstddef>
@@ -77,7 +77,7 @@ public:
     /// Frames of output() past the batch keep their previous contents.
     ///
     /// Throws IoError naming the chunk for a truncated or corrupt header (as
-    /// cpu::bslz4_blocks) or an uncompressed size other than the frame's;
+    /// bslz4_blocks) or an uncompressed size other than the frame's;
     /// InvalidArgument for more chunks than max_frames, sizes that do not add
     /// up to bytes.size() or more compressed bytes than the decoder holds;
     /// Unsupported for chunks written with larger blocks than the decoder was

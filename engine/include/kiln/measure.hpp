@@ -1,21 +1,18 @@
 #pragma once
 // Per-label measurements on the GPU (scipy.ndimage's sum_labels, mean,
 // variance, standard_deviation, minimum/maximum(_position), center_of_mass,
-// find_objects), all in one go.
+// find_objects), all in one go. The table entries (LabelStats) and their CSV
+// form are in kiln/label_stats.hpp.
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "cpu/measure.hpp"
 #include "kiln/array.hpp"
 #include "kiln/label.hpp"
+#include "kiln/label_stats.hpp"
 
 namespace kiln {
-
-/// One label's statistics, as kiln::cpu::measure defines them; write a table
-/// of them as CSV with kiln::cpu::stats_to_csv.
-using LabelStats = cpu::LabelStats;
 
 /// Measurements recorded on the GPU and not yet read back.
 class Measurements {

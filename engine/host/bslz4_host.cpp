@@ -1,4 +1,4 @@
-#include "cpu/bitshuffle_lz4.hpp"
+#include "kiln/bslz4_host.hpp"
 
 #include <lz4.h>
 
@@ -7,7 +7,7 @@
 
 #include "kiln/error.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 namespace {
 
 constexpr size_t header_bytes = 12;
@@ -314,4 +314,4 @@ void bslz4_decompress(std::span<const uint8_t> chunk, size_t elem_size, std::spa
     }
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -1,4 +1,4 @@
-#include "cpu/csr.hpp"
+#include "kiln/csr.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "kiln/error.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 namespace {
 
 // Radial extent [lo, hi] of every pixel: its centre without splitting, its
@@ -144,4 +144,4 @@ Csr build_csr(const Geometry& g, Radial unit, size_t bins, std::optional<std::pa
     return m;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "cpu/geometry.hpp"
+#include "kiln/geometry.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 
 /// Sparse bins x pixels matrix of weights (pixel fractions per bin).
 struct Csr {
@@ -46,4 +46,4 @@ struct Csr {
 Csr build_csr(const Geometry& g, Radial unit, size_t bins, std::optional<std::pair<double, double>> range,
               bool pixel_split, const std::vector<uint8_t>* mask = nullptr);
 
-}  // namespace kiln::cpu
+}  // namespace kiln

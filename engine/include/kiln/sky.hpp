@@ -9,7 +9,7 @@
 
 #include "kiln/host_array.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 
 /// What synthetic_sky draws. Brightnesses scale with noise_sigma.
 struct SkyParams {
@@ -60,4 +60,4 @@ struct SkyTruth {
 /// the ranges above.
 HostArray synthetic_sky(const SkyParams& params, SkyTruth* truth = nullptr);
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -16,9 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include <glm/glm.hpp>
-
-namespace kiln::cpu {
+namespace kiln {
 
 /// A flat detector's geometry, in pyFAI's PONI convention (SI units).
 struct Geometry {
@@ -36,14 +34,6 @@ enum class Radial { two_theta_deg, q_nm };
 /// Throws InvalidArgument unless shape, pixel sizes and distance are positive
 /// and finite (and the wavelength too when need_wavelength).
 void validate_geometry(const Geometry& g, bool need_wavelength);
-
-/// R = R3 R2 R1, taking detector coordinates relative to the sample into the
-/// laboratory frame (beam along the third axis).
-glm::dmat3 rotation(const Geometry& g);
-
-/// Laboratory position (t1, t2, t3), metres, of the detector point at
-/// continuous pixel coordinates (y, x): pixel (i, j) spans [i, i+1) x [j, j+1).
-glm::dvec3 lab_position(const Geometry& g, double y, double x);
 
 /// Where the direct beam (2theta = 0) meets the detector plane, in continuous
 /// pixel coordinates (y, x); nullopt if the beam misses the plane.
@@ -74,4 +64,4 @@ std::vector<float> solid_angle(const Geometry& g);
 /// (0: unpolarized, 1: horizontal linear), axis_offset in radians.
 std::vector<float> polarization(const Geometry& g, double factor, double axis_offset = 0.0);
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -1,12 +1,13 @@
-#include "cpu/geometry.hpp"
+#include "kiln/geometry.hpp"
 
 #include <cmath>
 #include <numbers>
 #include <string>
 
+#include "host/lab_frame.hpp"
 #include "kiln/error.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 namespace {
 
 // GLM's constructor takes columns; the rotation matrices read better by rows.
@@ -128,4 +129,4 @@ std::vector<float> polarization(const Geometry& g, double factor, double axis_of
     });
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln

@@ -1,14 +1,14 @@
-#include "cpu/sky.hpp"
+#include "kiln/sky.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
 
-#include "cpu/random.hpp"
 #include "kiln/error.hpp"
+#include "kiln/random.hpp"
 
-namespace kiln::cpu {
+namespace kiln {
 namespace {
 
 // xoshiro256** seeded through splitmix64: both fully specified by integer
@@ -190,4 +190,4 @@ HostArray synthetic_sky(const SkyParams& params, SkyTruth* truth) {
     return image;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln

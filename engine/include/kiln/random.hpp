@@ -3,7 +3,7 @@
 // sky, the samples' frames, test and benchmark inputs).
 #include <cstdint>
 
-namespace kiln::cpu {
+namespace kiln {
 
 /// Advances `state` and returns the next 64 random bits (Steele, Lea and
 /// Flood's SplittableRandom mix).
@@ -17,4 +17,4 @@ inline uint64_t splitmix64(uint64_t& state) {
 /// A double uniform in [0, 1) from the top 53 of the next 64 bits.
 inline double uniform01(uint64_t& state) { return double(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0); }
 
-} // namespace kiln::cpu
+}  // namespace kiln

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln {
 
 /// Bit-transposes the elements of `data` as one bitshuffle block: bit r of
 /// element i goes to bit r * n + i of the output (bytes filled from their least
@@ -75,4 +75,4 @@ void bslz4_decompress(std::span<const uint8_t> chunk, size_t elem_size, std::spa
 void lz4_decode_block(std::span<const uint8_t> src, std::span<uint8_t> dst,
                       const std::string& what_for_errors);
 
-}  // namespace kiln::cpu
+}  // namespace kiln
