@@ -15,22 +15,13 @@
 #include "dtype.glsl"
 #include "grid.glsl"
 
-#if defined(KILN_DTYPE2_float64)
-#define CLIP 1
-#endif
 #if defined(KILN_DTYPE_float64)
 #define LAST_PASS 5
 #else
 #define LAST_PASS 2
 #endif
 
-layout(constant_id = 3) const uint PASS = 0;
-layout(constant_id = 4) const uint TARGETS = 1;
-
-const uint BINS = 2048;
-const uint WORD = PASS / 3;
-const uint Q = PASS % 3;
-const uint SHIFT = Q == 0 ? 21 : (Q == 1 ? 10 : 0);
+#include "select_pass.glsl"
 
 layout(std430, binding = 0) buffer H { uint hist[]; };
 struct Target {
