@@ -50,20 +50,8 @@ shared uint sg_sum[gl_WorkGroupSize.x];
 shared uint found_digit, found_before;
 
 // Exclusive prefix sum of v over the workgroup; total receives the sum of all.
-uint exclusive_scan(uint v, out uint total) {
-    uint incl = subgroupInclusiveAdd(v);
-    uint sub_total = subgroupAdd(v);
-    if (subgroupElect()) sg_sum[gl_SubgroupID] = sub_total;
-    barrier();
-    uint before = 0;
-    total = 0;
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-        if (s < gl_SubgroupID) before += sg_sum[s];
-        total += sg_sum[s];
-    }
-    barrier();
-    return before + incl - v;
-}
+#define SCAN_ELECT_SUMS sg_sum
+#include "workgroup_scan.glsl"
 
 #if defined(CLIP)
 shared double sd1[gl_WorkGroupSize.x], sd2[gl_WorkGroupSize.x];

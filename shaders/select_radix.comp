@@ -102,20 +102,8 @@ void visit(R r) {
 }
 
 // Exclusive prefix sum of v over the workgroup; total receives the sum of all.
-uint exclusive_scan(uint v, out uint total) {
-    uint incl = subgroupInclusiveAdd(v);
-    uint sub_total = subgroupAdd(v);
-    if (subgroupElect()) sg_sum[gl_SubgroupID] = sub_total;
-    barrier();
-    uint before = 0;
-    total = 0;
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-        if (s < gl_SubgroupID) before += sg_sum[s];
-        total += sg_sum[s];
-    }
-    barrier();
-    return before + incl - v;
-}
+#define SCAN_ELECT_SUMS sg_sum
+#include "workgroup_scan.glsl"
 
 // The digit of `r` in the counts sh[0, bins) (all threads; the thread that
 // finds it returns true with the digit, the count before it and its own).
