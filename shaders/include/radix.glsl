@@ -3,13 +3,13 @@
 // 16-bit integers widened, sign-extended for signed types); the input at
 // binding 0 as elements `a` and 16-byte (or 4-element) vectors `av`;
 // raw(i), element i; load_v(i), vector i as a uvec4; raw_v(v, c), element c
-// of a loaded vector; VW elements per vector. Then is_nan(r), key_of(r),
-// and matches(k, pre): whether key k (high word, low word) has the prefix
-// pre in the bits that earlier passes fixed (WORD and FIXED: the
-// includer's). Needs dtype.glsl.
+// of a loaded vector; VW elements per vector (widen.glsl's). Then
+// is_nan(r), key_of(r), and matches(k, pre): whether key k (high word, low
+// word) has the prefix pre in the bits that earlier passes fixed (WORD and
+// FIXED: the includer's). Needs dtype.glsl.
+#include "widen.glsl"
 #if defined(KILN_DTYPE_float64)
 #define R uvec2
-#define VW 2
 layout(std430, binding = 0) readonly buffer A { uvec2 a[]; };
 layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
 R raw(uint i) { return a[i]; }
@@ -17,7 +17,6 @@ R raw_v(uvec4 v, int c) { return c == 0 ? v.xy : v.zw; }
 uvec4 load_v(uint i) { return av[i]; }
 #elif defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
 #define R uint
-#define VW 4
 layout(std430, binding = 0) readonly buffer A { uint a[]; };
 layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
 R raw(uint i) { return a[i]; }
@@ -25,16 +24,6 @@ R raw_v(uvec4 v, int c) { return v[c]; }
 uvec4 load_v(uint i) { return av[i]; }
 #else
 #define R uint
-#define VW 4
-#if defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#elif defined(KILN_DTYPE_uint8)
-#define VT u8vec4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#else
-#define VT u16vec4
-#endif
 layout(std430, binding = 0) readonly buffer A { T a[]; };
 layout(std430, binding = 0) readonly buffer AV { VT av[]; };
 #if defined(T_INT)
