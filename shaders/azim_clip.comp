@@ -19,21 +19,6 @@ layout(constant_id = 5) const uint ERROR_MODEL = 1;  // 1 poisson, 2 given varia
 layout(constant_id = 6) const uint UNIT_WEIGHTS = 0;
 layout(constant_id = 7) const uint HAS_DUMMY = 0;
 
-layout(std430, binding = 0) readonly buffer Indptr { uint indptr[]; };
-layout(std430, binding = 1) readonly buffer Cols { uint cols[]; };
-layout(std430, binding = 2) readonly buffer Weights { float weights[]; };
-layout(std430, binding = 3) readonly buffer Raw { T raw[]; };
-layout(std430, binding = 4) readonly buffer Dark { float dark[]; };
-layout(std430, binding = 5) readonly buffer Norm { float norm[]; };
-layout(std430, binding = 6) readonly buffer Var { float given_var[]; };
-layout(std430, binding = 7) writeonly buffer O0 { float o_intensity[]; };
-layout(std430, binding = 8) writeonly buffer O1 { float o_sem[]; };
-layout(std430, binding = 9) writeonly buffer O2 { float o_std[]; };
-layout(std430, binding = 10) writeonly buffer O3 { float o_signal[]; };
-layout(std430, binding = 11) writeonly buffer O4 { float o_variance[]; };
-layout(std430, binding = 12) writeonly buffer O5 { float o_norm[]; };
-layout(std430, binding = 13) writeonly buffer O6 { float o_norm_sq[]; };
-layout(std430, binding = 14) writeonly buffer O7 { float o_count[]; };
 layout(push_constant) uniform P {
     uint pixels, bins, max_iter, pad0;
     uvec2 dummy_lo, dummy_hi;
@@ -42,19 +27,7 @@ layout(push_constant) uniform P {
     float empty;
 } p;
 
-#if defined(KILN_DTYPE_float64)
-#define W double
-#define W_OF(b) packDouble2x32(b)
-#elif defined(T_FLOAT)
-#define W float
-#define W_OF(b) uintBitsToFloat((b).x)
-#elif defined(T_INT)
-#define W int
-#define W_OF(b) int((b).x)
-#else
-#define W uint
-#define W_OF(b) (b).x
-#endif
+#include "raw_value.glsl"
 
 #include "compensated_sum.glsl"
 #if defined(KILN_DTYPE2_float64)
@@ -63,30 +36,7 @@ U kappa() { return packDouble2x32(p.kappa64); }
 U kappa() { return p.kappa32; }
 #endif
 
-bool finite_u(U x) { return !isnan(x) && !isinf(x); }
-
-bool terms(uint base, uint px, out U s, out U v, out U n) {
-    const T r = raw[base + px];
-    s = U(0);
-    v = U(0);
-    n = U(0);
-    if (HAS_DUMMY != 0u) {
-        const W w = W(r);
-        if (w >= W_OF(p.dummy_lo) && w <= W_OF(p.dummy_hi)) return false;
-    }
-    const U rv = U(r);
-    const U d = HAS_DARK != 0u ? U(dark[px]) : U(0);
-    const U nv = HAS_NORM != 0u ? U(norm[px]) : U(1);
-    U var = U(0);
-    if (ERROR_MODEL == 1u) var = max(rv, U(1)) + d;
-    if (ERROR_MODEL == 2u) var = U(given_var[px]);
-    const U sig = rv - d;
-    if (!finite_u(sig) || !finite_u(nv) || !finite_u(var) || nv == U(0)) return false;
-    s = sig;
-    v = var;
-    n = nv;
-    return true;
-}
+#include "azim_terms.glsl"
 
 const uint MAX_SUBGROUPS = 64;
 const uint MAX_ITER = 64;
@@ -154,20 +104,7 @@ void main() {
         if (lid == 0u) {
             const U ss = s_tot[0], sv = s_tot[1], sn = s_tot[2], snn = s_tot[3], cnt = s_tot[4];
             const uint o = frame * p.bins + bin;
-            o_signal[o] = float(ss);
-            o_variance[o] = float(sv);
-            o_norm[o] = float(sn);
-            o_norm_sq[o] = float(snn);
-            o_count[o] = float(cnt);
-            if (sn != U(0)) {
-                o_intensity[o] = float(ss / sn);
-                o_sem[o] = float(sqrt(sv) / sn);
-                o_std[o] = float(sqrt(sv / snn));
-            } else {
-                o_intensity[o] = p.empty;
-                o_sem[o] = p.empty;
-                o_std[o] = p.empty;
-            }
+            write_results(o, ss, sv, sn, snn, cnt);
         }
         barrier();  // s_tot is read above before the next bin's passes write it
     }

@@ -26,42 +26,13 @@ layout(constant_id = 7) const uint UNIT_WEIGHTS = 0; // every weight is 1 (no pi
 layout(constant_id = 8) const uint HAS_DUMMY = 0;
 layout(constant_id = 9) const uint SEGMENTS = 0;     // rows are segments of bins
 
-layout(std430, binding = 0) readonly buffer Indptr { uint indptr[]; };
-layout(std430, binding = 1) readonly buffer Cols { uint cols[]; };
-layout(std430, binding = 2) readonly buffer Weights { float weights[]; };
-layout(std430, binding = 3) readonly buffer Raw { T raw[]; };
-layout(std430, binding = 3) readonly buffer Pre { vec4 pre[]; };
-layout(std430, binding = 4) readonly buffer Dark { float dark[]; };
-layout(std430, binding = 5) readonly buffer Norm { float norm[]; };
-layout(std430, binding = 6) readonly buffer Var { float given_var[]; };
-layout(std430, binding = 7) writeonly buffer O0 { float o_intensity[]; };
-layout(std430, binding = 8) writeonly buffer O1 { float o_sem[]; };
-layout(std430, binding = 9) writeonly buffer O2 { float o_std[]; };
-layout(std430, binding = 10) writeonly buffer O3 { float o_signal[]; };
-layout(std430, binding = 11) writeonly buffer O4 { float o_variance[]; };
-layout(std430, binding = 12) writeonly buffer O5 { float o_norm[]; };
-layout(std430, binding = 13) writeonly buffer O6 { float o_norm_sq[]; };
-layout(std430, binding = 14) writeonly buffer O7 { float o_count[]; };
 layout(push_constant) uniform P {
     uint pixels, rows, bins, pad1;  // rows: bins, or segments with SEGMENTS
     uvec2 dummy_lo, dummy_hi;  // raw values in [lo, hi] are dummies (bits of W)
     float empty;
 } p;
 
-// The raw value's comparison type: its own float type, int or uint.
-#if defined(KILN_DTYPE_float64)
-#define W double
-#define W_OF(b) packDouble2x32(b)
-#elif defined(T_FLOAT)
-#define W float
-#define W_OF(b) uintBitsToFloat((b).x)
-#elif defined(T_INT)
-#define W int
-#define W_OF(b) int((b).x)
-#else
-#define W uint
-#define W_OF(b) (b).x
-#endif
+#include "raw_value.glsl"
 
 // ---- accumulators: double, or (sum, compensation) pairs of float ----
 #include "compensated_sum.glsl"
@@ -73,47 +44,11 @@ layout(std430, binding = 16) coherent buffer Counters { uint counters[]; };
 layout(std430, binding = 17) readonly buffer SegBin { uint seg_bin[]; };
 layout(std430, binding = 18) readonly buffer BinSeg { uint bin_seg[]; };
 
-bool finite_u(U x) { return !isnan(x) && !isinf(x); }
-
-// Pre-processed terms of pixel px of the frame starting at base (cpu/integrate.hpp).
-bool terms(uint base, uint px, out U s, out U v, out U n) {
-    if (MODE == 1u) {
-        const vec4 q = pre[base + px];
-        s = U(q.x);
-        v = U(q.y);
-        n = U(q.z);
-        return q.w != 0.0;
-    }
-    const T r = raw[base + px];
-    s = U(0);
-    v = U(0);
-    n = U(0);
-    if (HAS_DUMMY != 0u) {
-        const W w = W(r);
-        if (w >= W_OF(p.dummy_lo) && w <= W_OF(p.dummy_hi)) return false;
-    }
-    const U rv = U(r);
-    const U d = HAS_DARK != 0u ? U(dark[px]) : U(0);
-    const U nv = HAS_NORM != 0u ? U(norm[px]) : U(1);
-    U var = U(0);
-    if (ERROR_MODEL == 1u) var = max(rv, U(1)) + d;
-    if (ERROR_MODEL == 2u) var = U(given_var[px]);
-    const U sig = rv - d;
-#if !defined(T_FLOAT)
-    // Integers without float corrections are always finite: no tests per entry.
-    if (HAS_DARK == 0u && HAS_NORM == 0u && ERROR_MODEL != 2u) {
-        s = sig;
-        v = var;
-        n = nv;
-        return true;
-    }
-#endif
-    if (!finite_u(sig) || !finite_u(nv) || !finite_u(var) || nv == U(0)) return false;
-    s = sig;
-    v = var;
-    n = nv;
-    return true;
-}
+// terms() reads azim_preprocess's float4 in MODE 1, and trusts integers
+// without float corrections to be finite.
+#define AZIM_TERMS_PRE
+#define AZIM_TERMS_INT_SHORTCUT
+#include "azim_terms.glsl"
 
 const uint MAX_SUBGROUPS = 64;
 shared Acc s_part[5][MAX_SUBGROUPS];
@@ -135,20 +70,7 @@ void reduce(inout Acc a[5]) {
 void finish(uint o, Acc a[5]) {
     const U ss = acc_value(a[0]), sv = acc_value(a[1]), sn = acc_value(a[2]);
     const U snn = acc_value(a[3]), cnt = acc_value(a[4]);
-    o_signal[o] = float(ss);
-    o_variance[o] = float(sv);
-    o_norm[o] = float(sn);
-    o_norm_sq[o] = float(snn);
-    o_count[o] = float(cnt);
-    if (sn != U(0)) {
-        o_intensity[o] = float(ss / sn);
-        o_sem[o] = float(sqrt(sv) / sn);
-        o_std[o] = float(sqrt(sv / snn));
-    } else {
-        o_intensity[o] = p.empty;
-        o_sem[o] = p.empty;
-        o_std[o] = p.empty;
-    }
+    write_results(o, ss, sv, sn, snn, cnt);
 }
 
 // The totals of row `row` of this frame: a bin's results, or a segment's

@@ -23,19 +23,7 @@ layout(push_constant) uniform P {
     uvec2 dummy_lo, dummy_hi;
 } p;
 
-#if defined(KILN_DTYPE_float64)
-#define W double
-#define W_OF(b) packDouble2x32(b)
-#elif defined(T_FLOAT)
-#define W float
-#define W_OF(b) uintBitsToFloat((b).x)
-#elif defined(T_INT)
-#define W int
-#define W_OF(b) int((b).x)
-#else
-#define W uint
-#define W_OF(b) (b).x
-#endif
+#include "raw_value.glsl"
 
 bool finite_f(float x) { return !isnan(x) && !isinf(x); }
 

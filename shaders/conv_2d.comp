@@ -43,20 +43,7 @@ const uint THP = TH + KH - 1;
 shared T tile[TILED != 0 ? THP * TWP : 1];
 shared T ks[TILED != 0 ? KH * KW : 1];
 
-// Index read for position i of an axis of n under mode, or -1 for the constant.
-int ext_index(int i, int n, uint mode) {
-    if (i >= 0 && i < n) return i;
-    if (mode == 0) return -1;
-    if (mode == 2) return i < 0 ? 0 : n - 1;
-    if (mode == 4) return i >= 0 ? i % n : n - 1 - (-i - 1) % n;
-    if (mode == 3) {
-        if (n == 1) return 0;
-        int period = 2 * n - 2, k = abs(i) % period;
-        return k >= n ? period - k : k;
-    }
-    int k = (i >= 0 ? i : -i - 1) % (2 * n);
-    return k >= n ? 2 * n - 1 - k : k;
-}
+#include "boundary.glsl"
 
 T load(uint base, int row, int col, T cval) {
     int r = ext_index(row, int(p.H), p.modes & 15), c = ext_index(col, int(p.W), p.modes >> 4);

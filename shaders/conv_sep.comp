@@ -86,20 +86,7 @@ shared T mid[KX > 1 ? TH * ROW : 1];
 // shift.
 const uint MIDWV = (MIDW + 2 * VW - 2) / VW;
 
-// Index read for position i of an axis of n under mode, or -1 for the constant.
-int ext_index(int i, int n, uint mode) {
-    if (i >= 0 && i < n) return i;
-    if (mode == 0) return -1;
-    if (mode == 2) return i < 0 ? 0 : n - 1;
-    if (mode == 4) return i >= 0 ? i % n : n - 1 - (-i - 1) % n;
-    if (mode == 3) {
-        if (n == 1) return 0;
-        int period = 2 * n - 2, k = abs(i) % period;
-        return k >= n ? period - k : k;
-    }
-    int k = (i >= 0 ? i : -i - 1) % (2 * n);
-    return k >= n ? 2 * n - 1 - k : k;
-}
+#include "boundary.glsl"
 
 // Whether columns a0 .. a0 + MIDWV * VW - 1 are inside every row, which
 // starts on a vector: then a tile's rows load as vectors.

@@ -34,24 +34,7 @@ layout(constant_id = 5) const uint SHARED_BINS = 1;     // COPIES * bins (>= 1)
 layout(constant_id = 6) const uint SHARED_TABLE = 1;    // table entries kept in shared memory (>= 1)
 layout(constant_id = 7) const bool TABLE_IN_SHARED = false;
 
-// A: the type values are counted in (floats: their raw bits); T_SIZE:
-// bytes per element.
-#if defined(T_FLOAT)
-#define A RAW_T
-#elif defined(T_INT)
-#define A int
-#else
-#define A uint
-#endif
-#if defined(KILN_DTYPE_float64)
-#define T_SIZE 8
-#elif defined(KILN_DTYPE_int16) || defined(KILN_DTYPE_uint16)
-#define T_SIZE 2
-#elif defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_uint8)
-#define T_SIZE 1
-#else
-#define T_SIZE 4
-#endif
+#include "chunk.glsl"
 
 layout(std430, binding = 0) readonly buffer Data { RAW_T data[]; };
 layout(std430, binding = 0) readonly buffer Data4 { uvec4 data4[]; };
@@ -78,34 +61,12 @@ shared uint sh_hist[SHARED_BINS];
 shared uint sh_table[SHARED_TABLE];
 
 const uint NONE = 0xffffffffu;
-const uint PER_CHUNK = 16 / (T_SIZE);
 
 #if defined(KILN_DTYPE_float64)
 #define FROM_BITS(u) packDouble2x32(u)
 #elif defined(T_FLOAT)
 #define FROM_BITS(u) uintBitsToFloat((u).x)
 #endif
-
-// Element j of a 16-byte chunk.
-A element(uvec4 c, uint j) {
-#if defined(KILN_DTYPE_float64)
-    return j == 0 ? c.xy : c.zw;
-#elif defined(KILN_DTYPE_float32)
-    return c[j];
-#elif defined(KILN_DTYPE_int32)
-    return int(c[j]);
-#elif defined(KILN_DTYPE_uint32)
-    return c[j];
-#elif defined(KILN_DTYPE_int16)
-    return bitfieldExtract(int(c[j >> 1]), int(16 * (j & 1)), 16);
-#elif defined(KILN_DTYPE_uint16)
-    return bitfieldExtract(c[j >> 1], int(16 * (j & 1)), 16);
-#elif defined(KILN_DTYPE_int8)
-    return bitfieldExtract(int(c[j >> 2]), int(8 * (j & 3)), 8);
-#else
-    return bitfieldExtract(c[j >> 2], int(8 * (j & 3)), 8);
-#endif
-}
 
 #if !defined(T_FLOAT)
 uint table_at(uint i) { return TABLE_IN_SHARED ? sh_table[i] : table[i]; }

@@ -10,24 +10,22 @@
 #include "grid.glsl"
 #include "sort_key.glsl"
 
-// A: the type values are compared in; T_SIZE: bytes per element.
-// A_LOW, A_HIGH: the starting maximum and minimum. Floats are kept as their
-// raw bits and compared by order key (sort_key.glsl): a GPU may flush
-// denormals to zero in float comparisons and min/max, and the range must
-// be NumPy's, down to a denormal minimum. Every use of mn and mx below is
-// guarded by "any value seen", so the floats' starting values never count.
+// A (chunk.glsl): the type values are compared in. A_LOW, A_HIGH: the
+// starting maximum and minimum. Floats are kept as their raw bits and
+// compared by order key (sort_key.glsl): a GPU may flush denormals to zero
+// in float comparisons and min/max, and the range must be NumPy's, down to a
+// denormal minimum. Every use of mn and mx below is guarded by "any value
+// seen", so the floats' starting values never count.
+#include "chunk.glsl"
 #if defined(T_FLOAT)
-#define A RAW_T
 #define A_HIGH RAW_T(0u)
 #define A_LOW RAW_T(0u)
 #define A_MIN raw_min
 #define A_MAX raw_max
 #elif defined(T_INT)
-#define A int
 #define A_HIGH 2147483647
 #define A_LOW (-2147483647 - 1)
 #else
-#define A uint
 #define A_HIGH 4294967295u
 #define A_LOW 0u
 #endif
@@ -35,23 +33,8 @@
 #define A_MIN min
 #define A_MAX max
 #endif
-#if defined(KILN_DTYPE_float64)
-#define T_SIZE 8
-#elif defined(KILN_DTYPE_int16) || defined(KILN_DTYPE_uint16)
-#define T_SIZE 2
-#elif defined(KILN_DTYPE_int8) || defined(KILN_DTYPE_uint8)
-#define T_SIZE 1
-#else
-#define T_SIZE 4
-#endif
 
-struct Partial {
-    A mn;
-    A mx;
-    uint any;        // 1: mn and mx hold at least one (finite) value
-    uint neg_index;  // index of the first negative value, NONE if there is none
-    A neg_value;
-};
+#include "hist_range.glsl"
 
 layout(std430, binding = 0) readonly buffer Data { RAW_T data[]; };
 layout(std430, binding = 0) readonly buffer Data4 { uvec4 data4[]; };
@@ -61,7 +44,6 @@ layout(std430, binding = 1) writeonly buffer Partials { Partial partials[]; };
 layout(push_constant) uniform P { uint n; uint base; uint slot; } p;
 
 const uint NONE = 0xffffffffu;
-const uint PER_CHUNK = 16 / (T_SIZE);
 const uint LOCAL = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
 
 shared A s_mn[LOCAL];
@@ -69,26 +51,6 @@ shared A s_mx[LOCAL];
 shared A s_nv[LOCAL];
 shared uint s_any[LOCAL];
 shared uint s_ni[LOCAL];
-
-A element(uvec4 c, uint j) {
-#if defined(KILN_DTYPE_float64)
-    return j == 0 ? c.xy : c.zw;
-#elif defined(KILN_DTYPE_float32)
-    return c[j];
-#elif defined(KILN_DTYPE_int32)
-    return int(c[j]);
-#elif defined(KILN_DTYPE_uint32)
-    return c[j];
-#elif defined(KILN_DTYPE_int16)
-    return bitfieldExtract(int(c[j >> 1]), int(16 * (j & 1)), 16);
-#elif defined(KILN_DTYPE_uint16)
-    return bitfieldExtract(c[j >> 1], int(16 * (j & 1)), 16);
-#elif defined(KILN_DTYPE_int8)
-    return bitfieldExtract(int(c[j >> 2]), int(8 * (j & 3)), 8);
-#else
-    return bitfieldExtract(c[j >> 2], int(8 * (j & 3)), 8);
-#endif
-}
 
 A mn = A_HIGH, mx = A_LOW, nv = A(0);
 bool any_value = false;

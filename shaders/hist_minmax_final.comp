@@ -20,13 +20,7 @@
 #define A_MAX max
 #endif
 
-struct Partial {
-    A mn;
-    A mx;
-    uint any;
-    uint neg_index;
-    A neg_value;
-};
+#include "hist_range.glsl"
 
 layout(std430, binding = 0) readonly buffer Partials { Partial partials[]; };
 layout(std430, binding = 1) writeonly buffer Result { Partial result[]; };

@@ -35,21 +35,9 @@ shared bool s_last;
 #include "union_find.glsl"
 
 // Exclusive prefix of x over the workgroup; `sum` gets the total.
-uint workgroup_exclusive(uint x, out uint sum) {
-    uint inclusive = subgroupInclusiveAdd(x);
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1 ||
-        gl_LocalInvocationID.x == gl_WorkGroupSize.x - 1)
-        s_sum[gl_SubgroupID] = inclusive;
-    barrier();
-    uint before = 0;
-    sum = 0;
-    for (uint k = 0; k < gl_NumSubgroups; ++k) {
-        if (k < gl_SubgroupID) before += s_sum[k];
-        sum += s_sum[k];
-    }
-    barrier();
-    return before + inclusive - x;
-}
+#define SCAN_T uint
+#define SCAN_LAST_SUMS s_sum
+#include "workgroup_scan.glsl"
 
 void scan_blocks() {
     const uint PER = 4;  // counts per invocation per round, their loads issued together

@@ -196,21 +196,10 @@ void walk_chunk(uint c) {
 
 uint segments(uint count) { return count > p.small ? (count + p.seg - 1) / p.seg : 0u; }
 
-uvec2 workgroup_exclusive(uvec2 x, out uvec2 sum) {
-    uvec2 inclusive = subgroupInclusiveAdd(x);
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1 ||
-        gl_LocalInvocationID.x == gl_WorkGroupSize.x - 1)
-        s_sub[gl_SubgroupID] = inclusive;
-    barrier();
-    uvec2 before = uvec2(0);
-    sum = uvec2(0);
-    for (uint k = 0; k < gl_NumSubgroups; ++k) {
-        if (k < gl_SubgroupID) before += s_sub[k];
-        sum += s_sub[k];
-    }
-    barrier();
-    return before + inclusive - x;
-}
+// Exclusive prefix of x over the workgroup; `sum` gets the total.
+#define SCAN_T uvec2
+#define SCAN_LAST_SUMS s_sub
+#include "workgroup_scan.glsl"
 
 // MODE 2, one workgroup, once every count is in: each slot's
 // list offset (and the scatter's cursor, starting there) and, for slots of

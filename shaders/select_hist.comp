@@ -14,63 +14,12 @@
 // values (for the first shift) and counts them.
 #include "dtype.glsl"
 #include "grid.glsl"
-
-#if defined(KILN_DTYPE2_float64)
-#define CLIP 1
-#endif
-
-layout(constant_id = 3) const uint PASS = 0;
-layout(constant_id = 4) const uint TARGETS = 1;
-
-const uint BINS = 2048;
-const uint WORD = PASS / 3;  // 0: the key's high word (all of a 32-bit key), 1: its low word
-const uint Q = PASS % 3;
-const uint SHIFT = Q == 0 ? 21 : (Q == 1 ? 10 : 0);
+#include "sort_key.glsl"
+#include "select_pass.glsl"
 const uint WIDTH = Q == 2 ? 10 : 11;
 // Bits of the current word that earlier passes fixed.
 const uint FIXED = Q == 0 ? 0u : (Q == 1 ? 0xffe00000u : 0xfffffc00u);
-
-// R: an element's raw bits as loaded; VW elements per 16-byte (or 4-element) load.
-#if defined(KILN_DTYPE_float64)
-#define R uvec2
-#define VW 2
-layout(std430, binding = 0) readonly buffer A { uvec2 a[]; };
-layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
-R raw(uint i) { return a[i]; }
-R raw_v(uvec4 v, int c) { return c == 0 ? v.xy : v.zw; }
-uvec4 load_v(uint i) { return av[i]; }
-#elif defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
-#define R uint
-#define VW 4
-layout(std430, binding = 0) readonly buffer A { uint a[]; };
-layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
-R raw(uint i) { return a[i]; }
-R raw_v(uvec4 v, int c) { return v[c]; }
-uvec4 load_v(uint i) { return av[i]; }
-#else
-// 8- and 16-bit integers, widened (sign-extended for signed types) on load.
-#define R uint
-#define VW 4
-#if defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#elif defined(KILN_DTYPE_uint8)
-#define VT u8vec4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#else
-#define VT u16vec4
-#endif
-layout(std430, binding = 0) readonly buffer A { T a[]; };
-layout(std430, binding = 0) readonly buffer AV { VT av[]; };
-#if defined(T_INT)
-R raw(uint i) { return uint(int(a[i])); }
-uvec4 load_v(uint i) { return uvec4(ivec4(av[i])); }
-#else
-R raw(uint i) { return uint(a[i]); }
-uvec4 load_v(uint i) { return uvec4(av[i]); }
-#endif
-R raw_v(uvec4 v, int c) { return v[c]; }
-#endif
+#include "radix.glsl"
 
 // Histograms of TARGETS x BINS counts, then (plain selection) the NaN count.
 layout(std430, binding = 1) buffer H { uint hist[]; };
@@ -91,32 +40,6 @@ layout(std430, binding = 4) writeonly buffer PS { dvec2 partial[]; };
 #endif
 layout(push_constant) uniform Push { uint n; } p;
 
-bool is_nan(R r) {
-#if defined(KILN_DTYPE_float32)
-    return (r & 0x7fffffffu) > 0x7f800000u;
-#elif defined(KILN_DTYPE_float64)
-    uint h = r.y & 0x7fffffffu;
-    return h > 0x7ff00000u || (h == 0x7ff00000u && r.x != 0u);
-#else
-    return false;
-#endif
-}
-
-// Order-preserving key (high word, low word). -0.0 and +0.0 share a key.
-uvec2 key_of(R r) {
-#if defined(KILN_DTYPE_float32)
-    if ((r & 0x7fffffffu) == 0u) r = 0u;
-    return uvec2((r & 0x80000000u) != 0u ? ~r : r | 0x80000000u, 0u);
-#elif defined(KILN_DTYPE_float64)
-    if ((r.y & 0x7fffffffu) == 0u && r.x == 0u) r = uvec2(0u);
-    return (r.y & 0x80000000u) != 0u ? uvec2(~r.y, ~r.x) : uvec2(r.y | 0x80000000u, r.x);
-#elif defined(T_INT)
-    return uvec2(r ^ 0x80000000u, 0u);
-#else
-    return uvec2(r, 0u);
-#endif
-}
-
 #if defined(CLIP)
 double value_of(R r) {
 #if defined(KILN_DTYPE_float32)
@@ -129,23 +52,14 @@ double value_of(R r) {
     return double(r);
 #endif
 }
-bool is_finite(R r) {
-#if defined(KILN_DTYPE_float32)
-    return (r & 0x7fffffffu) < 0x7f800000u;
-#elif defined(KILN_DTYPE_float64)
-    return (r.y & 0x7fffffffu) < 0x7ff00000u;
+#if defined(T_FLOAT)
+#define is_finite raw_finite  // sort_key.glsl's: R is its RAW_T for floats
 #else
-    return true;
+bool is_finite(R r) { return true; }
 #endif
-}
 #endif
 
 uint digit(uvec2 k) { return ((WORD == 0 ? k.x : k.y) >> SHIFT) & ((1u << WIDTH) - 1u); }
-
-bool matches(uvec2 k, uvec2 pre) {
-    if (WORD == 0) return ((k.x ^ pre.x) & FIXED) == 0u;
-    return k.x == pre.x && ((k.y ^ pre.y) & FIXED) == 0u;
-}
 
 shared uint sh[TARGETS * BINS];
 uvec2 pre[TARGETS];

@@ -15,22 +15,13 @@
 #include "dtype.glsl"
 #include "grid.glsl"
 
-#if defined(KILN_DTYPE2_float64)
-#define CLIP 1
-#endif
 #if defined(KILN_DTYPE_float64)
 #define LAST_PASS 5
 #else
 #define LAST_PASS 2
 #endif
 
-layout(constant_id = 3) const uint PASS = 0;
-layout(constant_id = 4) const uint TARGETS = 1;
-
-const uint BINS = 2048;
-const uint WORD = PASS / 3;
-const uint Q = PASS % 3;
-const uint SHIFT = Q == 0 ? 21 : (Q == 1 ? 10 : 0);
+#include "select_pass.glsl"
 
 layout(std430, binding = 0) buffer H { uint hist[]; };
 struct Target {
@@ -59,20 +50,8 @@ shared uint sg_sum[gl_WorkGroupSize.x];
 shared uint found_digit, found_before;
 
 // Exclusive prefix sum of v over the workgroup; total receives the sum of all.
-uint exclusive_scan(uint v, out uint total) {
-    uint incl = subgroupInclusiveAdd(v);
-    uint sub_total = subgroupAdd(v);
-    if (subgroupElect()) sg_sum[gl_SubgroupID] = sub_total;
-    barrier();
-    uint before = 0;
-    total = 0;
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-        if (s < gl_SubgroupID) before += sg_sum[s];
-        total += sg_sum[s];
-    }
-    barrier();
-    return before + incl - v;
-}
+#define SCAN_ELECT_SUMS sg_sum
+#include "workgroup_scan.glsl"
 
 #if defined(CLIP)
 shared double sd1[gl_WorkGroupSize.x], sd2[gl_WorkGroupSize.x];

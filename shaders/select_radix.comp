@@ -41,47 +41,8 @@ const uint HEAD = 4;  // words of the global histogram buffer before the bins
 const uint FINE_WORDS = 1u << ((SHIFT + WIDTH) & 31u);
 const uint NONE = 0xffffffffu;
 
-// R: an element's raw bits as loaded; VW elements per 16-byte (or 4-element) load.
-#if defined(KILN_DTYPE_float64)
-#define R uvec2
-#define VW 2
-layout(std430, binding = 0) readonly buffer A { uvec2 a[]; };
-layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
-R raw(uint i) { return a[i]; }
-R raw_v(uvec4 v, int c) { return c == 0 ? v.xy : v.zw; }
-uvec4 load_v(uint i) { return av[i]; }
-#elif defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
-#define R uint
-#define VW 4
-layout(std430, binding = 0) readonly buffer A { uint a[]; };
-layout(std430, binding = 0) readonly buffer AV { uvec4 av[]; };
-R raw(uint i) { return a[i]; }
-R raw_v(uvec4 v, int c) { return v[c]; }
-uvec4 load_v(uint i) { return av[i]; }
-#else
-// 8- and 16-bit integers, widened (sign-extended for signed types) on load.
-#define R uint
-#define VW 4
-#if defined(KILN_DTYPE_int8)
-#define VT i8vec4
-#elif defined(KILN_DTYPE_uint8)
-#define VT u8vec4
-#elif defined(KILN_DTYPE_int16)
-#define VT i16vec4
-#else
-#define VT u16vec4
-#endif
-layout(std430, binding = 0) readonly buffer A { T a[]; };
-layout(std430, binding = 0) readonly buffer AV { VT av[]; };
-#if defined(T_INT)
-R raw(uint i) { return uint(int(a[i])); }
-uvec4 load_v(uint i) { return uvec4(ivec4(av[i])); }
-#else
-R raw(uint i) { return uint(a[i]); }
-uvec4 load_v(uint i) { return uvec4(av[i]); }
-#endif
-R raw_v(uvec4 v, int c) { return v[c]; }
-#endif
+#define RADIX_TOP_KEYS
+#include "radix.glsl"
 
 // [0] workgroups done, [1] NaN count, then TARGETS histograms of BINS counts.
 layout(std430, binding = 1) coherent buffer H { uint hist[]; };
@@ -100,46 +61,7 @@ layout(push_constant) uniform Push {
     uint rank[8];     // pass 0: the ranks wanted
 } p;
 
-bool is_nan(R r) {
-#if defined(KILN_DTYPE_float32)
-    return (r & 0x7fffffffu) > 0x7f800000u;
-#elif defined(KILN_DTYPE_float64)
-    uint h = r.y & 0x7fffffffu;
-    return h > 0x7ff00000u || (h == 0x7ff00000u && r.x != 0u);
-#else
-    return false;
-#endif
-}
-
-// Order-preserving key (high word, low word). -0.0 and +0.0 share a key.
-uvec2 key_of(R r) {
-#if defined(KILN_DTYPE_float32)
-    if ((r & 0x7fffffffu) == 0u) r = 0u;
-    return uvec2((r & 0x80000000u) != 0u ? ~r : r | 0x80000000u, 0u);
-#elif defined(KILN_DTYPE_float64)
-    if ((r.y & 0x7fffffffu) == 0u && r.x == 0u) r = uvec2(0u);
-    return (r.y & 0x80000000u) != 0u ? uvec2(~r.y, ~r.x) : uvec2(r.y | 0x80000000u, r.x);
-#elif defined(KILN_DTYPE_int8)
-    return uvec2((r + 0x80u) << 24, 0u);
-#elif defined(KILN_DTYPE_uint8)
-    return uvec2(r << 24, 0u);
-#elif defined(KILN_DTYPE_int16)
-    return uvec2((r + 0x8000u) << 16, 0u);
-#elif defined(KILN_DTYPE_uint16)
-    return uvec2(r << 16, 0u);
-#elif defined(T_INT)
-    return uvec2(r ^ 0x80000000u, 0u);
-#else
-    return uvec2(r, 0u);
-#endif
-}
-
 uint digit(uvec2 k) { return ((WORD == 0 ? k.x : k.y) >> SHIFT) & (BINS - 1u); }
-
-bool matches(uvec2 k, uvec2 pre) {
-    if (WORD == 0) return ((k.x ^ pre.x) & FIXED) == 0u;
-    return k.x == pre.x && ((k.y ^ pre.y) & FIXED) == 0u;
-}
 
 shared uint sh[HISTS * BINS];
 shared uint sg_sum[gl_WorkGroupSize.x];
@@ -180,20 +102,8 @@ void visit(R r) {
 }
 
 // Exclusive prefix sum of v over the workgroup; total receives the sum of all.
-uint exclusive_scan(uint v, out uint total) {
-    uint incl = subgroupInclusiveAdd(v);
-    uint sub_total = subgroupAdd(v);
-    if (subgroupElect()) sg_sum[gl_SubgroupID] = sub_total;
-    barrier();
-    uint before = 0;
-    total = 0;
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-        if (s < gl_SubgroupID) before += sg_sum[s];
-        total += sg_sum[s];
-    }
-    barrier();
-    return before + incl - v;
-}
+#define SCAN_ELECT_SUMS sg_sum
+#include "workgroup_scan.glsl"
 
 // The digit of `r` in the counts sh[0, bins) (all threads; the thread that
 // finds it returns true with the digit, the count before it and its own).
