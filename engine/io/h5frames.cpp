@@ -125,6 +125,11 @@ std::optional<DType> dtype_of_h5(hid_t type) {
     }
 }
 
+// The most bytes a chunk of `bytes` takes compressed with bitshuffle-LZ4
+// (a few bytes per block at worst); a larger claim is not such a chunk, and
+// would be allocated before reading.
+uint64_t most_compressed(uint64_t bytes) { return bytes + bytes / 8 + 4096; }
+
 void byteswap_elements(std::span<std::byte> bytes, size_t elem_size) {
     for (size_t i = 0; i + elem_size <= bytes.size(); i += elem_size)
         std::reverse(bytes.begin() + i, bytes.begin() + i + elem_size);
@@ -369,10 +374,7 @@ size_t FrameStackReader::chunk_bytes(size_t frame) const {
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) < 0 || bytes == 0)
         throw IoError(where(frame) + ": no chunk is stored for this frame" + h5_detail());
-    // A frame's chunk is its compressed bytes: bitshuffle-LZ4 adds a few
-    // bytes per block at worst. Larger claims are not a frame's chunk, and
-    // would be allocated before reading.
-    if (bytes > frame_bytes + frame_bytes / 8 + 4096)
+    if (bytes > most_compressed(frame_bytes))
         throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) +
                       " bytes, more than a frame of " + std::to_string(frame_bytes) +
                       " bytes takes compressed");
@@ -419,7 +421,7 @@ void FrameStackReader::read_bslz4_chunks(size_t frame, HostArray& out) const {
         if (!at.stored) {
             std::fill(decoded.begin(), decoded.end(), uint8_t(0));  // never written: HDF5's fill value
         } else {
-            if (bytes > nominal + nominal / 8 + 4096)
+            if (bytes > most_compressed(nominal))
                 throw IoError(where(frame) + ": its chunk declares " + std::to_string(bytes) +
                               " bytes, more than a chunk of " + std::to_string(nominal) +
                               " bytes takes compressed");
