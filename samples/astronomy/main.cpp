@@ -12,8 +12,7 @@
 #include <functional>
 #include <iostream>
 
-#include "io/fits.hpp"
-#include "io/png.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"

@@ -14,8 +14,8 @@
 #include <functional>
 #include <iostream>
 
-#include "io/png.hpp"
 #include "kiln/convolve.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/reference/convolve.hpp"
 

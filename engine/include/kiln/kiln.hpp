@@ -1,5 +1,7 @@
 #pragma once
-// Everything an embedding application needs: #include <kiln/kiln.hpp>.
+// Everything an embedding application needs: #include <kiln/kiln.hpp>. Every
+// public header: the operations, the host-side types and helpers, kiln::io,
+// and the CPU references (kiln/reference/, namespace kiln::cpu).
 #include "kiln/array.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
@@ -18,6 +20,7 @@
 #include "kiln/histogram.hpp"
 #include "kiln/host_array.hpp"
 #include "kiln/integration.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/label.hpp"
 #include "kiln/label_stats.hpp"
