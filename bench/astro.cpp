@@ -10,14 +10,14 @@
 #include <string>
 
 #include "bench.hpp"
-#include "cpu/elementwise.hpp"
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
+#include "kiln/elementwise.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
-#include "kiln/elementwise.hpp"
-#include "kiln/statistics.hpp"
 #include "kiln/pinned.hpp"
+#include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
+#include "kiln/statistics.hpp"
 #include <chrono>
 #include <cstring>
 

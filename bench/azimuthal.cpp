@@ -23,11 +23,11 @@
 #include <thread>
 
 #include "bench.hpp"
-#include "cpu/integrate.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
 #include "kiln/bslz4_host.hpp"
 #include "kiln/random.hpp"
+#include "kiln/reference/integrate.hpp"
 
 namespace kiln::bench {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/clip.hpp"
 #include "kiln/kiln.hpp"
+#include "kiln/reference/clip.hpp"
 
 namespace kiln::bench {
 

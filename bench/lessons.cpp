@@ -3,11 +3,11 @@
 // a user kernel next to the built-in add (W11). Each checks its result
 // against the CPU.
 #include "bench.hpp"
-#include "cpu/histogram.hpp"
-#include "cpu/primes.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/primes.hpp"
+#include "kiln/reference/histogram.hpp"
+#include "kiln/reference/primes.hpp"
 
 namespace kiln::bench {
 

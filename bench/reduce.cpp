@@ -11,11 +11,11 @@
 #include <string>
 
 #include "bench.hpp"
-#include "cpu/clip.hpp"
-#include "cpu/elementwise.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/select.hpp"
 #include "kiln/reduce.hpp"
+#include "kiln/reference/clip.hpp"
+#include "kiln/reference/elementwise.hpp"
 #include "kiln/statistics.hpp"
 
 namespace kiln::bench {

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "io/fits.hpp"
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 #include "temp_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

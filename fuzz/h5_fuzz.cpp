@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/h5frames.hpp"
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 #include "temp_file.hpp"
 
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <span>
 
-#include "io/npy.hpp"
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "io/array_file.hpp"
+#include "kiln/io.hpp"
 
 namespace kiln::cli {
 

@@ -8,10 +8,9 @@
 #include <limits>
 
 #include "cli.hpp"
-#include "io/array_file.hpp"
-#include "io/h5frames.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
+#include "kiln/io.hpp"
 
 namespace kiln::cli {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "io/file.hpp"
+#include "kiln/io.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cli {

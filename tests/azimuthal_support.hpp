@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/integrate.hpp"
 #include "kiln/azimuthal.hpp"
+#include "kiln/reference/integrate.hpp"
 #include "support.hpp"
 
 namespace kiln::test {

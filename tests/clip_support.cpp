@@ -6,7 +6,7 @@
 #include <numbers>
 #include <type_traits>
 
-#include "cpu/clip.hpp"
+#include "kiln/reference/clip.hpp"
 #include "kiln/statistics.hpp"
 
 namespace kiln::test {

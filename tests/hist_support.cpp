@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "cpu/histogram.hpp"
 #include "hist_fixture.hpp"
 #include "kiln/histogram.hpp"
+#include "kiln/reference/histogram.hpp"
 
 namespace kiln::test {
 

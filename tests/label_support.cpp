@@ -1,6 +1,6 @@
 #include "label_support.hpp"
 
-#include "cpu/label.hpp"
+#include "kiln/reference/label.hpp"
 
 namespace kiln::test {
 

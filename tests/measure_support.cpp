@@ -4,7 +4,7 @@
 #include <cmath>
 #include <iomanip>
 
-#include "cpu/measure.hpp"
+#include "kiln/reference/measure.hpp"
 #include "ops/measure_detail.hpp"
 
 namespace kiln::test {

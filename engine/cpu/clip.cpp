@@ -1,4 +1,4 @@
-#include "cpu/clip.hpp"
+#include "kiln/reference/clip.hpp"
 
 #include <algorithm>
 #include <cmath>

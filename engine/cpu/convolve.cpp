@@ -1,4 +1,4 @@
-#include "cpu/convolve.hpp"
+#include "kiln/reference/convolve.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "cpu/elementwise.hpp"
+#include "kiln/reference/elementwise.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -4,8 +4,8 @@
 // convolve1d with a normalized, truncated Gaussian.
 #include <array>
 
-#include "cpu/convolve.hpp"
 #include "kiln/host_array.hpp"
+#include "kiln/reference/convolve.hpp"
 
 namespace kiln::cpu {
 

@@ -1,4 +1,4 @@
-#include "cpu/histogram.hpp"
+#include "kiln/reference/histogram.hpp"
 
 #include <algorithm>
 #include <cmath>

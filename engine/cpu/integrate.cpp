@@ -1,4 +1,4 @@
-#include "cpu/integrate.hpp"
+#include "kiln/reference/integrate.hpp"
 
 #include <algorithm>
 #include <cmath>

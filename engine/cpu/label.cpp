@@ -1,4 +1,4 @@
-#include "cpu/label.hpp"
+#include "kiln/reference/label.hpp"
 
 #include <limits>
 #include <string>

@@ -1,4 +1,4 @@
-#include "cpu/measure.hpp"
+#include "kiln/reference/measure.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "cpu/primes.hpp"
+#include "kiln/reference/primes.hpp"
 
 namespace kiln::cpu {
 namespace {

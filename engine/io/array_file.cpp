@@ -1,12 +1,10 @@
-#include "io/array_file.hpp"
+#include "kiln/io.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "io/fits.hpp"
-#include "io/npy.hpp"
-#include "io/png.hpp"
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 
 namespace kiln::io {
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 
 namespace kiln::io {
 namespace {

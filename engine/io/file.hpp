@@ -1,11 +1,12 @@
 #pragma once
 // Plain-file helpers shared by kiln's readers and writers: whole-file reads,
-// and writes that never leave a partial file at the destination.
+// and writes that never leave a partial file at the destination (the two
+// that the CLI uses too, move_into_place and create_temporary_beside, are
+// public: kiln/io.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -46,19 +47,6 @@ private:
 /// naming PATH and the system's reason. Shared by kiln's file writers.
 void write_file_atomically(const std::string& path,
                            std::span<const std::span<const std::byte>> parts);
-
-/// Renames the finished temporary TMP over PATH (atomic within one file
-/// system). On failure removes TMP and returns the system's reason, so that
-/// writers whose library fills the temporary itself report it in their own
-/// words; returns an empty error_code on success.
-[[nodiscard]] std::error_code move_into_place(const std::string& tmp, const std::string& path);
-
-/// Creates a new empty file in PATH's directory named .STEM.kiln-XXXXXX.EXT
-/// (PATH's stem and extension, so that writers choosing the format by the
-/// extension take it for PATH) and returns its name; on failure an empty
-/// name and the system's reason in ec. For callers that write several files
-/// and move them into place together (move_into_place) once all succeeded.
-std::string create_temporary_beside(const std::string& path, std::error_code& ec);
 
 /// Reads a whole file; throws IoError naming PATH and the system's reason.
 std::vector<std::byte> read_file_bytes(const std::string& path);

@@ -1,4 +1,4 @@
-#include "io/fits.hpp"
+#include "kiln/io.hpp"
 
 #include <fitsio.h>
 

@@ -1,4 +1,4 @@
-#include "io/h5frames.hpp"
+#include "kiln/io.hpp"
 
 #include <hdf5.h>
 

@@ -1,4 +1,4 @@
-#include "io/npy.hpp"
+#include "kiln/io.hpp"
 
 #include <algorithm>
 #include <bit>

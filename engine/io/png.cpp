@@ -1,4 +1,4 @@
-#include "io/png.hpp"
+#include "kiln/io.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,15 +12,14 @@
 #include <functional>
 #include <iostream>
 
-#include "cpu/clip.hpp"
-#include "cpu/elementwise.hpp"
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
-#include "io/fits.hpp"
-#include "io/png.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/reference/clip.hpp"
+#include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
 #include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 

@@ -20,13 +20,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "cpu/integrate.hpp"
-#include "io/h5frames.hpp"
-#include "io/npy.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
 #include "kiln/bslz4_host.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kiln.hpp"
+#include "kiln/reference/integrate.hpp"
 #include "plot.hpp"
 #include "progress.hpp"
 #include "synth.hpp"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "io/png.hpp"
+#include "kiln/io.hpp"
 
 namespace sample {
 

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <thread>
 
-#include "io/h5frames.hpp"
+#include "kiln/io.hpp"
 #include "kiln/random.hpp"
 #include "progress.hpp"
 

@@ -14,10 +14,10 @@
 #include <functional>
 #include <iostream>
 
-#include "cpu/convolve.hpp"
-#include "io/png.hpp"
 #include "kiln/convolve.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kiln.hpp"
+#include "kiln/reference/convolve.hpp"
 
 namespace {
 

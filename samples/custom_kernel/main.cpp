@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cpu/histogram.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/kiln.hpp"
+#include "kiln/reference/histogram.hpp"
 #include "kiln/tune.hpp"
 
 namespace {

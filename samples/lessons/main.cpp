@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <iostream>
 
-#include "cpu/histogram.hpp"
-#include "cpu/primes.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kiln.hpp"
 #include "kiln/primes.hpp"
 #include "kiln/random.hpp"
+#include "kiln/reference/histogram.hpp"
+#include "kiln/reference/primes.hpp"
 #include "kiln/tune.hpp"
 
 namespace {

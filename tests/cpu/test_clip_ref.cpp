@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/clip.hpp"
 #include "cpu_support.hpp"
+#include "kiln/reference/clip.hpp"
 
 namespace {
 

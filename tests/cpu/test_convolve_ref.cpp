@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cpu/convolve.hpp"
 #include "conv_fixture.hpp"
 #include "cpu_support.hpp"
+#include "kiln/reference/convolve.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu/elementwise.hpp"
+#include "kiln/reference/elementwise.hpp"
 
 using namespace kiln;
 using cpu::BinaryOp;

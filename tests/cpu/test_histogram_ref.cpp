@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/histogram.hpp"
 #include "hist_fixture.hpp"
+#include "kiln/reference/histogram.hpp"
 
 namespace {
 

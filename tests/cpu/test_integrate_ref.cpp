@@ -7,8 +7,8 @@
 #include <numbers>
 #include <random>
 
-#include "cpu/azimuthal.hpp"
 #include "kiln/error.hpp"
+#include "kiln/reference/integrate.hpp"
 
 using namespace kiln;
 using namespace kiln::cpu;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/label.hpp"
+#include "kiln/reference/label.hpp"
 #include "label_fixture.hpp"
 
 using kiln::DType;

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <vector>
 
-#include "cpu/measure.hpp"
 #include "cpu_support.hpp"
+#include "kiln/reference/measure.hpp"
 #include "measure_fixture.hpp"
 
 using kiln::DType;

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/primes.hpp"
+#include "kiln/reference/primes.hpp"
 
 TEST_CASE("primes below small bounds", "[cpu][primes]") {
     const std::vector<uint32_t> below_30{2, 3, 5, 7, 11, 13, 17, 19, 23, 29};

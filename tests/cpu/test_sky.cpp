@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/label.hpp"
+#include "kiln/reference/label.hpp"
 #include "kiln/sky.hpp"
 
 using kiln::DType;

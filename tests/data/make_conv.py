@@ -21,8 +21,9 @@ python3-scipy):
                      numpy.count_nonzero, whole array and per axis
   select_cases.inc   numpy.median and numpy.percentile (method 'linear') of
                      a.astype(numpy.float64)
-  clip_cases.inc     the kappa-sigma loop of engine/cpu/clip.hpp written with
-                     numpy.median, numpy.std, numpy.mean (function clip below)
+  clip_cases.inc     the kappa-sigma loop of kiln/reference/clip.hpp written
+                     with numpy.median, numpy.std, numpy.mean (function clip
+                     below)
 
 Values are written as Python's shortest round-trip decimals, so the C++
 compiler reads back exactly the doubles NumPy produced; float32 data are
@@ -364,7 +365,7 @@ def make_select():
 
 # ------------------------------------------------------------------- clipping
 def clip(a, kappa, max_iters):
-    """The loop documented in engine/cpu/clip.hpp."""
+    """The loop documented in engine/include/kiln/reference/clip.hpp."""
     flat = a.ravel().astype(np.float64)
     finite = np.isfinite(flat)
     data = flat[finite]

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "cpu/label.hpp"
 #include "cpu/select.hpp"
+#include "kiln/reference/label.hpp"
 #include "support.hpp"
 
 using namespace kiln;

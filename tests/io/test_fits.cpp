@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cpu_support.hpp"
-#include "io/fits.hpp"
+#include "kiln/io.hpp"
 
 namespace fs = std::filesystem;
 using kiln::DType;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "cpu_support.hpp"
-#include "io/fits.hpp"
 #include "io/fits_header.hpp"
+#include "kiln/io.hpp"
 
 using kiln::DType;
 using kiln::HostArray;

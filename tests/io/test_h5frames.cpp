@@ -12,9 +12,9 @@
 #include <string>
 
 #include "io/fp_env.hpp"
-#include "io/h5frames.hpp"
 #include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
+#include "kiln/io.hpp"
 
 using namespace kiln;
 using namespace kiln::io;

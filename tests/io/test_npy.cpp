@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu_support.hpp"
-#include "io/npy.hpp"
+#include "kiln/io.hpp"
 
 using namespace kiln;
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu_support.hpp"
-#include "io/png.hpp"
+#include "kiln/io.hpp"
 
 using namespace kiln;
 using io::Stretch;

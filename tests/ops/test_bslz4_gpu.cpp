@@ -10,9 +10,9 @@
 #include <filesystem>
 
 #include "bslz4_support.hpp"
-#include "io/h5frames.hpp"
 #include "kiln/bslz4.hpp"
 #include "kiln/bslz4_host.hpp"
+#include "kiln/io.hpp"
 #include "kiln/pinned.hpp"
 #include "support.hpp"
 

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "clip_support.hpp"
-#include "cpu/clip.hpp"
+#include "kiln/reference/clip.hpp"
 #include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 #include "support.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cpu/convolve.hpp"
-#include "kiln/convolve.hpp"
 #include "conv_fixture.hpp"
+#include "kiln/convolve.hpp"
+#include "kiln/reference/convolve.hpp"
 #include "support.hpp"
 
 using namespace kiln;

@@ -1,6 +1,6 @@
 // Element-wise GPU ops against the CPU reference (engine/cpu/elementwise),
 // every dtype, odd shapes, fixed seeds, outputs poisoned first.
-#include "cpu/elementwise.hpp"
+#include "kiln/reference/elementwise.hpp"
 #include "support.hpp"
 
 using namespace kiln;

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/histogram.hpp"
 #include "hist_fixture.hpp"
 #include "hist_support.hpp"
 #include "kiln/histogram.hpp"
+#include "kiln/reference/histogram.hpp"
 #include "support.hpp"
 
 using namespace kiln;

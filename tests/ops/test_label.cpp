@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/label.hpp"
 #include "kiln/label.hpp"
+#include "kiln/reference/label.hpp"
 #include "label_fixture.hpp"
 #include "label_support.hpp"
 #include "support.hpp"

@@ -6,10 +6,10 @@
 #include <limits>
 #include <vector>
 
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
 #include "label_support.hpp"
 #include "measure_fixture.hpp"
 #include "measure_support.hpp"

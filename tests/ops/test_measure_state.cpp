@@ -6,11 +6,11 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
 #include "kiln/graph.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
 #include "ops/measure_detail.hpp"
 #include "support.hpp"
 

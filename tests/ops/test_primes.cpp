@@ -1,7 +1,7 @@
 // GPU primes (trial division, sieve, compaction) against the CPU references
 // of engine/cpu/primes, including arrays split over several bindings.
-#include "cpu/primes.hpp"
 #include "kiln/primes.hpp"
+#include "kiln/reference/primes.hpp"
 #include "support.hpp"
 
 using namespace kiln;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/elementwise.hpp"
 #include "kiln/elementwise.hpp"
+#include "kiln/reference/elementwise.hpp"
 #include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 #include "support.hpp"

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <random>
 
-#include "cpu/elementwise.hpp"
-#include "cpu/histogram.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/histogram.hpp"
 #include "kiln/tune.hpp"
 #include "support.hpp"
 

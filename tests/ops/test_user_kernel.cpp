@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <random>
 
-#include "cpu/histogram.hpp"
 #include "kiln/kernel.hpp"
+#include "kiln/reference/histogram.hpp"
 #include "support.hpp"
 
 using namespace kiln;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "clip_support.hpp"
-#include "cpu/clip.hpp"
+#include "kiln/reference/clip.hpp"
 #include "kiln/statistics.hpp"
 #include "stress/stress_support.hpp"
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "cpu/histogram.hpp"
 #include "hist_support.hpp"
 #include "kiln/histogram.hpp"
+#include "kiln/reference/histogram.hpp"
 #include "stress/stress_support.hpp"
 
 using namespace kiln;

@@ -6,12 +6,12 @@
 // eager calls; every result as the CPU reference's.
 #include <vector>
 
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
 #include "cpu/select.hpp"
 #include "kiln/graph.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
 #include "kiln/statistics.hpp"
 #include "measure_support.hpp"
 #include "ops/measure_detail.hpp"

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "cpu/label.hpp"
-#include "cpu/measure.hpp"
 #include "kiln/graph.hpp"
 #include "kiln/label.hpp"
 #include "kiln/measure.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
 #include "measure_support.hpp"
 #include "stress/stress_support.hpp"
 

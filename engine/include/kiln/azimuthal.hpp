@@ -1,11 +1,12 @@
 #pragma once
 // 1-D azimuthal integration on the GPU, as pyFAI's CSR engine: a sparse
-// bins x pixels matrix (built on the CPU by build_csr and cached)
-// uploaded once, then per frame a pre-processing step (dark, flat, solid
-// angle, polarization, mask, dummy values, Poisson or given variance) and a
-// sparse reduction per bin giving the mean intensity and its uncertainties.
+// bins x pixels matrix (built on the host by build_csr, kiln/csr.hpp, and
+// cached) uploaded once, then per frame a pre-processing step (dark, flat,
+// solid angle, polarization, mask, dummy values, Poisson or given variance)
+// and a sparse reduction per bin giving the mean intensity and its
+// uncertainties.
 // The semantics are those of cpu::integrate and cpu::sigma_clip
-// (cpu/integrate.hpp), which the GPU results are tested against.
+// (kiln/reference/integrate.hpp), which the GPU results are tested against.
 #include <array>
 #include <cstdint>
 #include <memory>

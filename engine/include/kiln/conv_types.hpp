@@ -1,7 +1,7 @@
 #pragma once
 // Selectors of the convolutions and filters, shared by the GPU ops
 // (kiln/convolve.hpp, kiln/filters.hpp) and their CPU references
-// (engine/cpu/convolve.hpp, engine/cpu/gaussian.hpp).
+// (kiln/reference/convolve.hpp, engine/cpu/gaussian.hpp).
 #include <string_view>
 
 namespace kiln {

@@ -1,7 +1,7 @@
 #pragma once
 // The corrections of a 1-D azimuthal integration and its result per bin,
 // shared by the GPU integrator (kiln/azimuthal.hpp) and the CPU reference
-// (kiln::cpu::integrate). The terms are defined in the reference's header.
+// (kiln/reference/integrate.hpp), whose header defines the terms.
 #include <cstdint>
 #include <optional>
 #include <vector>

@@ -1,5 +1,7 @@
 #pragma once
-// Everything an embedding application needs: #include <kiln/kiln.hpp>.
+// Everything an embedding application needs: #include <kiln/kiln.hpp>. Every
+// public header: the operations, the host-side types and helpers, kiln::io,
+// and the CPU references (kiln/reference/, namespace kiln::cpu).
 #include "kiln/array.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
@@ -18,6 +20,7 @@
 #include "kiln/histogram.hpp"
 #include "kiln/host_array.hpp"
 #include "kiln/integration.hpp"
+#include "kiln/io.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/label.hpp"
 #include "kiln/label_stats.hpp"
@@ -28,6 +31,14 @@
 #include "kiln/profile.hpp"
 #include "kiln/random.hpp"
 #include "kiln/reduce.hpp"
+#include "kiln/reference/clip.hpp"
+#include "kiln/reference/convolve.hpp"
+#include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/histogram.hpp"
+#include "kiln/reference/integrate.hpp"
+#include "kiln/reference/label.hpp"
+#include "kiln/reference/measure.hpp"
+#include "kiln/reference/primes.hpp"
 #include "kiln/shape.hpp"
 #include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"

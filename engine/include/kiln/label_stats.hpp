@@ -1,6 +1,7 @@
 #pragma once
-// Per-label statistics: what kiln::measure (on the GPU) and its CPU reference
-// kiln::cpu::measure return, and their CSV form.
+// Per-label statistics: what kiln::measure (on the GPU, kiln/measure.hpp) and
+// its CPU reference kiln::cpu::measure (kiln/reference/measure.hpp) return,
+// and their CSV form.
 #include <array>
 #include <cstdint>
 #include <string>

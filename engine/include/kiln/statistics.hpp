@@ -1,7 +1,8 @@
 #pragma once
 // Exact order statistics and kappa-sigma clipping on the GPU, equal to
 // numpy.median / numpy.percentile (method 'linear') and to the CuPy lesson's
-// clipping loop (the CPU references engine/cpu/select.hpp and clip.hpp).
+// clipping loop (the CPU references engine/cpu/select.hpp and
+// kiln/reference/clip.hpp).
 //
 // Selection is a radix select on order-preserving integer keys of the values
 // (32-bit keys, or 64-bit for float64): a few histogram passes (one dispatch
