@@ -2,12 +2,23 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kiln/error.hpp"
 
 namespace kiln {
 
 namespace {
+
+const std::pair<const char*, ConvMode> conv_modes[] = {
+    {"full", ConvMode::full}, {"same", ConvMode::same}, {"valid", ConvMode::valid}};
+const std::pair<const char*, Boundary> boundaries[] = {
+    {"fill", Boundary::fill}, {"wrap", Boundary::wrap}, {"symm", Boundary::symm}};
+const std::pair<const char*, NdMode> nd_modes[] = {{"reflect", NdMode::reflect},
+                                                  {"constant", NdMode::constant},
+                                                  {"nearest", NdMode::nearest},
+                                                  {"mirror", NdMode::mirror},
+                                                  {"wrap", NdMode::wrap}};
 
 template <typename E, size_t N>
 E parse(std::string_view name, const char* what, const std::pair<const char*, E> (&names)[N]) {
@@ -19,27 +30,21 @@ E parse(std::string_view name, const char* what, const std::pair<const char*, E>
                           "'; accepted: " + accepted);
 }
 
+template <typename E, size_t N>
+std::vector<std::string> names_of(const std::pair<const char*, E> (&names)[N]) {
+    std::vector<std::string> v;
+    for (const auto& [n, e] : names) v.emplace_back(n);
+    return v;
+}
+
 }  // namespace
 
-ConvMode parse_conv_mode(std::string_view name) {
-    static const std::pair<const char*, ConvMode> names[] = {
-        {"full", ConvMode::full}, {"same", ConvMode::same}, {"valid", ConvMode::valid}};
-    return parse(name, "convolution mode", names);
-}
+ConvMode parse_conv_mode(std::string_view name) { return parse(name, "convolution mode", conv_modes); }
+Boundary parse_boundary(std::string_view name) { return parse(name, "boundary", boundaries); }
+NdMode parse_nd_mode(std::string_view name) { return parse(name, "mode", nd_modes); }
 
-Boundary parse_boundary(std::string_view name) {
-    static const std::pair<const char*, Boundary> names[] = {
-        {"fill", Boundary::fill}, {"wrap", Boundary::wrap}, {"symm", Boundary::symm}};
-    return parse(name, "boundary", names);
-}
-
-NdMode parse_nd_mode(std::string_view name) {
-    static const std::pair<const char*, NdMode> names[] = {{"reflect", NdMode::reflect},
-                                                           {"constant", NdMode::constant},
-                                                           {"nearest", NdMode::nearest},
-                                                           {"mirror", NdMode::mirror},
-                                                           {"wrap", NdMode::wrap}};
-    return parse(name, "mode", names);
-}
+std::vector<std::string> conv_mode_names() { return names_of(conv_modes); }
+std::vector<std::string> boundary_names() { return names_of(boundaries); }
+std::vector<std::string> nd_mode_names() { return names_of(nd_modes); }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include "host/op_rules.hpp"
 #include "kiln/convolve.hpp"
+#include "kiln/manifest.hpp"
 #include "kiln/elementwise.hpp"
 #include "ops/convolve_pass.hpp"
 #include "ops/kernel.hpp"
@@ -93,4 +94,36 @@ Array convolve1d(const Array& input, std::span<const double> weights, int axis, 
     return s.out;
 }
 
+}  // namespace kiln
+
+// The manifest entries (kiln/manifest.hpp).
+namespace kiln {
+namespace {
+
+const OpFamily convolve1d_family("convolve", {
+    {"convolve", "1-D convolution as numpy.convolve (the longer array is the signal)",
+     {{"a", ArgKind::array, "First 1-D array file"},
+      {"v", ArgKind::array, "Second 1-D array file"},
+      {"mode", ArgKind::choice, "full (M+N-1 values), same (max(M, N)) or valid (max - min + 1)", "full", false,
+       conv_mode_names()}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) { return convolve(x.array("a"), x.array("v"), parse_conv_mode(x.text("mode"))); }},
+    {"convolve1d", "Convolution along one axis as scipy.ndimage.convolve1d; float32 out for integer input",
+     {{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"},
+      {"weights", ArgKind::numbers, "Comma-separated weights, e.g. 1,2,1"},
+      {"axis", ArgKind::integer, "Axis to convolve along (negative counts from the last)", "-1", false, {},
+       INT32_MIN, INT32_MAX},
+      {"mode", ArgKind::choice, "How the input extends beyond its edges (scipy.ndimage)", "reflect", false,
+       nd_mode_names()},
+      {"cval", ArgKind::number, "Value outside the input with --mode constant", "0"},
+      {"origin", ArgKind::integer, "Shift of the window: -(size/2) .. (size-1)/2", "0", false, {}, INT32_MIN,
+       INT32_MAX}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         return convolve1d(x.array("input"), x.numbers("weights"), static_cast<int>(x.integer("axis")),
+                           parse_nd_mode(x.text("mode")), x.number("cval"), static_cast<int>(x.integer("origin")));
+     }},
+});
+
+}  // namespace
 }  // namespace kiln

@@ -7,6 +7,7 @@
 
 #include "host/op_rules.hpp"
 #include "kiln/convolve.hpp"
+#include "kiln/manifest.hpp"
 #include "kiln/elementwise.hpp"
 #include "ops/convolve_pass.hpp"
 #include "ops/kernel.hpp"
@@ -191,4 +192,28 @@ Array convolve2d(const Array& image, const HostArray& kernel, ConvMode mode, Bou
     return convolve2d_impl(image, nullptr, &kernel, mode, boundary, fillvalue);
 }
 
+}  // namespace kiln
+
+// The manifest entry (kiln/manifest.hpp).
+namespace kiln {
+namespace {
+
+const OpFamily convolve2d_family("convolve", {
+    {"convolve2d",
+     "2-D convolution as scipy.signal.convolve2d (the kernel is flipped); float32 out, float64 when an input is float64",
+     {{"image", ArgKind::array, "Image file (.npy, .fits, .png), 2-D"},
+      {"kernel", ArgKind::array, "Kernel file, 2-D"},
+      {"mode", ArgKind::choice, "Output extent: full (H+KH-1 x W+KW-1), same (H x W) or valid", "full", false,
+       conv_mode_names()},
+      {"boundary", ArgKind::choice, "Outside the image: fill (with --fillvalue), wrap or symm (mirror)", "fill", false,
+       boundary_names()},
+      {"fillvalue", ArgKind::number, "Value outside the image with --boundary fill", "0"}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         return convolve2d(x.array("image"), x.array("kernel"), parse_conv_mode(x.text("mode")),
+                           parse_boundary(x.text("boundary")), x.number("fillvalue"));
+     }},
+});
+
+}  // namespace
 }  // namespace kiln

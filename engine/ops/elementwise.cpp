@@ -1,4 +1,5 @@
 #include "kiln/elementwise.hpp"
+#include "kiln/manifest.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -344,3 +345,89 @@ Array where(const Array& cond, double a, double b, DType dtype) {
 }
 
 } // namespace kiln
+
+// The manifest of the element-wise family (kiln/manifest.hpp).
+namespace kiln {
+namespace {
+
+OpEntry binary_entry(const char* name, BinaryOp op) {
+    return {name,
+            std::string(name) + " element-wise: A and B are arrays or numbers",
+            {{"a", ArgKind::operand, "First operand: array file or number"},
+             {"b", ArgKind::operand, "Second operand: array file or number"}},
+            ResultKind::array, {}, {},
+            [name, op](const OpArgs& x) {
+                if (!x.is_array("a") && !x.is_array("b"))
+                    throw InvalidArgument(std::string(name) + ": at least one of A and B must be an array");
+                if (!x.is_array("b")) return binary(op, x.array("a"), x.number("b"));
+                if (!x.is_array("a")) return binary(op, x.array("b"), x.number("a"), true);
+                return binary(op, x.array("a"), x.array("b"));
+            }};
+}
+
+OpEntry compare_entry(const char* name, const char* cli_name, CompareOp op) {
+    return {name,
+            std::string(cli_name) + ": uint8 0/1 of A " + cli_name + " B (B an array file or a number)",
+            {{"a", ArgKind::array, "Array file"}, {"b", ArgKind::operand, "Array file or number"}},
+            ResultKind::array, {}, {},
+            [op](const OpArgs& x) {
+                return x.is_array("b") ? compare(op, x.array("a"), x.array("b"))
+                                       : compare(op, x.array("a"), x.number("b"));
+            }};
+}
+
+const OpFamily elementwise_family("elementwise", {
+    binary_entry("add", BinaryOp::add),
+    binary_entry("subtract", BinaryOp::subtract),
+    binary_entry("multiply", BinaryOp::multiply),
+    binary_entry("divide", BinaryOp::divide),
+    binary_entry("minimum", BinaryOp::minimum),
+    binary_entry("maximum", BinaryOp::maximum),
+    compare_entry("equal", "equal", CompareOp::equal),
+    compare_entry("not_equal", "not-equal", CompareOp::not_equal),
+    compare_entry("less", "less", CompareOp::less),
+    compare_entry("less_equal", "less-equal", CompareOp::less_equal),
+    compare_entry("greater", "greater", CompareOp::greater),
+    compare_entry("greater_equal", "greater-equal", CompareOp::greater_equal),
+    {"where", "COND ? A : B element-wise (A, B array files or numbers)",
+     {{"cond", ArgKind::array, "Condition array (nonzero is true)"},
+      {"a", ArgKind::operand, "Value where true: array file or number"},
+      {"b", ArgKind::operand, "Value where false: array file or number"},
+      {"dtype", ArgKind::choice, "Output dtype when A and B are both numbers", "float32", false, dtype_choices()}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         const Array& k = x.array("cond");
+         if (x.is_array("a") && x.is_array("b")) return where(k, x.array("a"), x.array("b"));
+         if (x.is_array("a")) return where(k, x.array("a"), x.number("b"));
+         if (x.is_array("b")) return where(k, x.number("a"), x.array("b"));
+         return where(k, x.number("a"), x.number("b"), parse_dtype(x.text("dtype")));
+     }},
+    {"threshold", "uint8 1 where IMAGE > --above, else 0 (NaN gives 0)",
+     {{"image", ArgKind::array, "Input array file"}, {"above", ArgKind::number, "Threshold t: output is image > t"}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) { return threshold(x.array("image"), x.number("above")); }},
+    {"cast", "Convert to another dtype (float->int saturates, NaN->0)",
+     {{"a", ArgKind::array, "Input array file"},
+      {"dtype", ArgKind::choice, "The element type to convert to", "", false, dtype_choices()}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) { return cast(x.array("a"), parse_dtype(x.text("dtype"))); }},
+    {"copy", "Copy an array through the GPU (converts file formats)",
+     {{"a", ArgKind::array, "Input array file"}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) { return copy(x.array("a")); }},
+    {"full", "A new array of one value",
+     {{"shape", ArgKind::integers, "1 to 3 extents in (z, y, x) order, e.g. --shape 512 512", "", false, {}, 1,
+       static_cast<int64_t>(Shape::max_elements)},
+      {"value", ArgKind::number, "Fill value", "0"},
+      {"dtype", ArgKind::choice, "Element type", "float32", false, dtype_choices()}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         const std::vector<int64_t>& e = x.integers("shape");
+         const std::vector<size_t> extents(e.begin(), e.end());
+         return Array::full(x.context(), Shape::of(extents.size(), extents.data()), x.number("value"),
+                            parse_dtype(x.text("dtype")));
+     }},
+});
+
+}  // namespace
+}  // namespace kiln

@@ -6,6 +6,7 @@
 #include "host/gaussian_weights.hpp"
 #include "kiln/elementwise.hpp"
 #include "kiln/filters.hpp"
+#include "kiln/manifest.hpp"
 #include "ops/convolve_pass.hpp"
 
 namespace kiln {
@@ -83,4 +84,48 @@ Array gaussian_blur(const Array& image, double sigma_x, double sigma_y, double s
     return gaussian_filter(image, {sz, image.ndim() >= 2 ? sy : 0, sigma_x});
 }
 
+}  // namespace kiln
+
+// The manifest entries (kiln/manifest.hpp).
+namespace kiln {
+namespace {
+
+const OpFamily gaussian_family("filters", {
+    {"gaussian_filter",
+     "Gaussian filter as scipy.ndimage.gaussian_filter; float32 out for integer input. Give --sigma (every axis), "
+     "or --sigma-x/--sigma-y/--sigma-z (per axis)",
+     {{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"},
+      {"sigma", ArgKind::number,
+       "Standard deviation along every axis (0 leaves an axis alone); or give --sigma-x/--sigma-y/--sigma-z instead",
+       "", true},
+      {"sigma_z", ArgKind::number, "Sigma along z (3-D), instead of --sigma", "", true},
+      {"sigma_y", ArgKind::number, "Sigma along y, instead of --sigma", "", true},
+      {"sigma_x", ArgKind::number,
+       "Sigma along x (the last axis), instead of --sigma; an axis whose sigma is not given is left alone", "", true},
+      {"mode", ArgKind::choice, "How the input extends beyond its edges (scipy.ndimage)", "reflect", false,
+       nd_mode_names()},
+      {"cval", ArgKind::number, "Value outside the input with --mode constant", "0"},
+      {"truncate", ArgKind::number, "Radius in sigmas: int(truncate * sigma + 0.5) weights each side", "4.0"}},
+     ResultKind::array, {}, {{"sigma"}, {"sigma_x", "sigma_y", "sigma_z"}},
+     [](const OpArgs& x) {
+         std::array<double, 3> zyx;
+         const char* axes[3] = {"sigma_z", "sigma_y", "sigma_x"};
+         for (size_t i = 0; i < 3; ++i)
+             zyx[i] = x.has("sigma") ? x.number("sigma") : x.has(axes[i]) ? x.number(axes[i]) : 0.0;
+         return gaussian_filter(x.array("input"), zyx, parse_nd_mode(x.text("mode")), x.number("cval"),
+                                x.number("truncate"));
+     }},
+    {"gaussian_blur",
+     "Gaussian blur (pyclesperanto's arguments, scipy.ndimage's semantics: mode reflect, truncate 4)",
+     {{"image", ArgKind::array, "Input image file (2-D, or 3-D, or 1-D)"},
+      {"sigma_x", ArgKind::number, "Sigma along x, > 0"},
+      {"sigma_y", ArgKind::number, "Sigma along y (default: --sigma-x)", "-1"},
+      {"sigma_z", ArgKind::number, "Sigma along z of a 3-D image (default: --sigma-x)", "-1"}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         return gaussian_blur(x.array("image"), x.number("sigma_x"), x.number("sigma_y"), x.number("sigma_z"));
+     }},
+});
+
+}  // namespace
 }  // namespace kiln

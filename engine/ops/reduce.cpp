@@ -3,6 +3,7 @@
 // binding write their partials side by side), then one workgroup combines the
 // partials. Both passes are recorded; nothing waits unless a host value is asked for.
 #include "kiln/reduce.hpp"
+#include "kiln/manifest.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -238,3 +239,58 @@ Array argmax_array(const Array& a) { return int32_index(a, ExtremeOp::argmax, "a
 Array count_nonzero_array(const Array& a) { return int32_index(a, ExtremeOp::count, "count_nonzero_array"); }
 
 } // namespace kiln
+
+// The manifest of the reductions (kiln/manifest.hpp): the whole array gives
+// a number, --axis an array.
+namespace kiln {
+namespace {
+
+const ArgSpec reduce_input{"a", ArgKind::array, "Input array file (.npy, .fits, .png)"};
+const ArgSpec reduce_axis{"axis", ArgKind::integer,
+                          "Reduce along this axis (NumPy order, negative from the end) into -o", "", true, {},
+                          INT32_MIN, INT32_MAX};
+const ArgSpec reduce_ddof{"ddof", ArgKind::integer, "Delta degrees of freedom: divide by n - ddof", "0", false, {},
+                          INT32_MIN, INT32_MAX};
+
+template <typename Whole, typename Along>
+OpEntry reduction(const char* name, const char* doc, bool ddof, Whole whole, Along along) {
+    std::vector<ArgSpec> args{reduce_input, reduce_axis};
+    if (ddof) args.push_back(reduce_ddof);
+    using W = std::invoke_result_t<Whole, const Array&, int>;
+    return {name, doc, args,
+            std::is_integral_v<W> ? ResultKind::integer_or_array : ResultKind::number_or_array, "axis", {},
+            [whole, along, ddof](const OpArgs& x) -> OpResult {
+                const int d = ddof ? static_cast<int>(x.integer("ddof")) : 0;
+                if (x.has("axis")) return along(x.array("a"), Axis{static_cast<int>(x.integer("axis"))}, d);
+                return whole(x.array("a"), d);
+            }};
+}
+
+const OpFamily reduce_family("reduce", {
+    reduction("sum", "Sum of all elements in float64 (numpy.sum), or along --axis", false,
+              [](const Array& a, int) { return sum(a); }, [](const Array& a, Axis ax, int) { return sum(a, ax); }),
+    reduction("mean", "Mean in float64 (numpy.mean), or along --axis", false,
+              [](const Array& a, int) { return mean(a); }, [](const Array& a, Axis ax, int) { return mean(a, ax); }),
+    reduction("var", "Variance (numpy.var with --ddof), or along --axis", true,
+              [](const Array& a, int d) { return var(a, d); },
+              [](const Array& a, Axis ax, int d) { return var(a, ax, d); }),
+    reduction("std", "Standard deviation (numpy.std with --ddof), or along --axis", true,
+              [](const Array& a, int d) { return kiln::std(a, d); },
+              [](const Array& a, Axis ax, int d) { return kiln::std(a, ax, d); }),
+    reduction("min", "Smallest element (NaN if any is NaN), or along --axis", false,
+              [](const Array& a, int) { return min(a); }, [](const Array& a, Axis ax, int) { return min(a, ax); }),
+    reduction("max", "Largest element (NaN if any is NaN), or along --axis", false,
+              [](const Array& a, int) { return max(a); }, [](const Array& a, Axis ax, int) { return max(a, ax); }),
+    reduction("argmin", "Flat index of the first minimum (or first NaN), or along --axis", false,
+              [](const Array& a, int) { return argmin(a); },
+              [](const Array& a, Axis ax, int) { return argmin(a, ax); }),
+    reduction("argmax", "Flat index of the first maximum (or first NaN), or along --axis", false,
+              [](const Array& a, int) { return argmax(a); },
+              [](const Array& a, Axis ax, int) { return argmax(a, ax); }),
+    reduction("count_nonzero", "Number of nonzero elements (NaN counts), or along --axis", false,
+              [](const Array& a, int) { return count_nonzero(a); },
+              [](const Array& a, Axis ax, int) { return count_nonzero(a, ax); }),
+});
+
+}  // namespace
+}  // namespace kiln

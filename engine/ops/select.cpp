@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "kiln/manifest.hpp"
 #include "kiln/statistics.hpp"
 #include "ops/kernel.hpp"
 
@@ -260,3 +261,15 @@ std::vector<double> percentiles(const Array& a, std::span<const double> qs) {
 }
 
 } // namespace kiln
+
+// The manifest of the order statistics (kiln/manifest.hpp).
+namespace kiln {
+namespace {
+
+const OpFamily statistics_family("statistics", {
+    {"median", "Exact median of all elements (numpy.median)", {{"a", ArgKind::array, "Input array file"}},
+     ResultKind::number, {}, {}, [](const OpArgs& x) { return median(x.array("a")); }},
+});
+
+}  // namespace
+}  // namespace kiln

@@ -2,7 +2,9 @@
 // Selectors of the convolutions and filters, shared by the GPU ops
 // (kiln/convolve.hpp, kiln/filters.hpp) and their CPU references
 // (kiln/reference/convolve.hpp, engine/cpu/gaussian.hpp).
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace kiln {
 
@@ -30,5 +32,9 @@ enum class NdMode { reflect, constant, nearest, mirror, wrap };
 ConvMode parse_conv_mode(std::string_view name);
 Boundary parse_boundary(std::string_view name);
 NdMode parse_nd_mode(std::string_view name);
+/// The accepted names, in the order above.
+std::vector<std::string> conv_mode_names();
+std::vector<std::string> boundary_names();
+std::vector<std::string> nd_mode_names();
 
 }  // namespace kiln

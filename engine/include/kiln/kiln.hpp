@@ -24,6 +24,7 @@
 #include "kiln/kernel.hpp"
 #include "kiln/label.hpp"
 #include "kiln/label_stats.hpp"
+#include "kiln/manifest.hpp"
 #include "kiln/measure.hpp"
 #include "kiln/op_types.hpp"
 #include "kiln/pinned.hpp"
