@@ -1,129 +1,22 @@
+// FrameStackReader (kiln/io.hpp): opens an HDF5 frame stack, checks its
+// dataset (rank, extents, dtype, filters) and its chunk index against the
+// file, and reads frames: bitshuffle-LZ4 chunks are decoded by kiln, other
+// data goes through HDF5; chunks can also be handed out as stored.
 #include "kiln/io.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <span>
-#include <type_traits>
 #include <utility>
 
-#include "io/file.hpp"
-#include "io/fp_env.hpp"
+#include "io/h5_util.hpp"
 #include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
 
-static_assert(std::is_same_v<hid_t, int64_t>, "the header stores HDF5 handles as int64_t");
-// Chunks written directly are the host's bytes, declared little-endian.
-static_assert(std::endian::native == std::endian::little, "kiln's HDF5 writer assumes little-endian");
-
 namespace {
-
-constexpr H5Z_filter_t bslz4_filter = 32008;
-constexpr unsigned bslz4_lz4 = 2;  // the plugin's "compression" option for LZ4
-
-// Every stretch of HDF5 calls runs under this guard. HDF5 prints its error
-// stack to stderr by default; inside kiln its errors become exceptions
-// instead, and the caller's setting is restored after. And HDF5 may load a
-// filter plugin, which can change the process's floating-point environment
-// (fp_env.hpp): the caller's is put back.
-class HdfCall {
-public:
-    HdfCall() {
-        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~HdfCall() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-    HdfCall(const HdfCall&) = delete;
-    HdfCall& operator=(const HdfCall&) = delete;
-
-private:
-    FloatEnvGuard fp_;  // constructed first, destroyed last
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
-// The innermost messages of HDF5's error stack, which say what went wrong.
-std::string h5_detail() {
-    std::string text;
-    auto walk = [](unsigned n, const H5E_error2_t* err, void* out) -> herr_t {
-        auto& s = *static_cast<std::string*>(out);
-        if (n < 2 && err->desc && *err->desc) s += (s.empty() ? "" : "; ") + std::string(err->desc);
-        return 0;
-    };
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &text);
-    H5Eclear2(H5E_DEFAULT);
-    return text.empty() ? "" : " (HDF5: " + text + ")";
-}
-
-// Owns one HDF5 handle of any kind.
-class Handle {
-public:
-    Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-    ~Handle() {
-        if (id_ >= 0) close_(id_);
-    }
-    Handle(const Handle&) = delete;
-    Handle& operator=(const Handle&) = delete;
-    hid_t get() const { return id_; }
-    bool ok() const { return id_ >= 0; }
-
-private:
-    hid_t id_;
-    herr_t (*close_)(hid_t);
-};
-
-// A dtype's HDF5 types: in memory (native) and in files (little-endian).
-struct H5Types {
-    hid_t native, file;
-};
-
-H5Types h5_types(DType t) {
-    switch (t) {
-        case DType::float32:
-            return {H5T_NATIVE_FLOAT, H5T_IEEE_F32LE};
-        case DType::float64:
-            return {H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE};
-        case DType::int8:
-            return {H5T_NATIVE_INT8, H5T_STD_I8LE};
-        case DType::uint8:
-            return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
-        case DType::int16:
-            return {H5T_NATIVE_INT16, H5T_STD_I16LE};
-        case DType::uint16:
-            return {H5T_NATIVE_UINT16, H5T_STD_U16LE};
-        case DType::int32:
-            return {H5T_NATIVE_INT32, H5T_STD_I32LE};
-        case DType::uint32:
-            return {H5T_NATIVE_UINT32, H5T_STD_U32LE};
-    }
-    return {-1, -1};
-}
-
-// The kiln dtype of an HDF5 datatype, or nothing if kiln has none for it.
-std::optional<DType> dtype_of_h5(hid_t type) {
-    const size_t size = H5Tget_size(type);
-    switch (H5Tget_class(type)) {
-        case H5T_FLOAT:
-            if (size == 4) return DType::float32;
-            if (size == 8) return DType::float64;
-            return std::nullopt;
-        case H5T_INTEGER: {
-            const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
-            if (size == 1) return is_signed ? DType::int8 : DType::uint8;
-            if (size == 2) return is_signed ? DType::int16 : DType::uint16;
-            if (size == 4) return is_signed ? DType::int32 : DType::uint32;
-            return std::nullopt;
-        }
-        default:
-            return std::nullopt;
-    }
-}
 
 // The most bytes a chunk of `bytes` takes compressed with bitshuffle-LZ4
 // (a few bytes per block at worst); a larger claim is not such a chunk, and
@@ -136,8 +29,6 @@ void byteswap_elements(std::span<std::byte> bytes, size_t elem_size) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------- reader
 
 FrameStackReader::FrameStackReader(const std::string& path, const std::string& dataset)
     : path_(path), dataset_(dataset) {
@@ -484,149 +375,6 @@ void FrameStackReader::read_hyperslab(size_t frame, int64_t mem_type, void* out)
     Handle mem_space(H5Screate_simple(2, mem_dims, nullptr), H5Sclose);
     if (H5Dread(dset_, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
         throw IoError(where(frame) + ": reading failed" + h5_detail());
-}
-
-// ---------------------------------------------------------------- writer
-
-FrameStackWriter::FrameStackWriter(const std::string& path, const std::string& dataset, size_t rows,
-                                   size_t cols, DType dtype, bool bslz4)
-    : path_(path),
-      temp_path_(path + ".partial"),
-      dataset_(dataset),
-      rows_(rows),
-      cols_(cols),
-      dtype_(dtype),
-      bslz4_(bslz4) {
-    if (rows == 0 || cols == 0)
-        throw InvalidArgument(path + ":" + dataset + ": frames of " + std::to_string(rows) + "x" +
-                              std::to_string(cols) + " pixels; both extents must be >= 1");
-    HdfCall guard;
-    file_ = H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file_ < 0) throw IoError(temp_path_ + ": cannot create the file" + h5_detail());
-    try {
-        const hsize_t dims[3] = {0, rows, cols}, max_dims[3] = {H5S_UNLIMITED, rows, cols};
-        const hsize_t chunk[3] = {1, rows, cols};
-        Handle space(H5Screate_simple(3, dims, max_dims), H5Sclose);
-        Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-        Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-        H5Pset_create_intermediate_group(lcpl.get(), 1);
-        H5Pset_chunk(dcpl.get(), 3, chunk);
-        if (bslz4) {
-            // With the plugin present, HDF5 lets it fill in its own parameters
-            // (version, element size). Without it, the dataset is created with
-            // the parameters the plugin would write, flagged optional, since
-            // HDF5 refuses to create a dataset with a missing mandatory filter.
-            if (H5Zfilter_avail(bslz4_filter) > 0) {
-                const unsigned cd[2] = {0, bslz4_lz4};  // default block size, LZ4
-                H5Pset_filter(dcpl.get(), bslz4_filter, H5Z_FLAG_MANDATORY, 2, cd);
-            } else {
-                H5Eclear2(H5E_DEFAULT);
-                const unsigned cd[5] = {0, 3, unsigned(dtype_size(dtype)), 0, bslz4_lz4};
-                H5Pset_filter(dcpl.get(), bslz4_filter, H5Z_FLAG_OPTIONAL, 5, cd);
-            }
-        }
-        dset_ = H5Dcreate2(file_, dataset.c_str(), h5_types(dtype).file, space.get(), lcpl.get(), dcpl.get(),
-                           H5P_DEFAULT);
-        if (dset_ < 0) throw IoError(where() + ": cannot create the dataset" + h5_detail());
-    } catch (...) {
-        release();
-        std::error_code ec;
-        std::filesystem::remove(temp_path_, ec);
-        throw;
-    }
-}
-
-FrameStackWriter::~FrameStackWriter() {
-    discard();
-}
-
-void FrameStackWriter::discard() noexcept {
-    if (closed_ || file_ < 0) return;
-    release();
-    std::error_code ec;
-    std::filesystem::remove(temp_path_, ec);
-}
-
-FrameStackWriter::FrameStackWriter(FrameStackWriter&& o) noexcept {
-    *this = std::move(o);
-}
-
-FrameStackWriter& FrameStackWriter::operator=(FrameStackWriter&& o) noexcept {
-    if (this != &o) {
-        discard();
-        path_ = std::move(o.path_);
-        temp_path_ = std::move(o.temp_path_);
-        dataset_ = std::move(o.dataset_);
-        file_ = std::exchange(o.file_, -1);
-        dset_ = std::exchange(o.dset_, -1);
-        rows_ = o.rows_;
-        cols_ = o.cols_;
-        frames_ = o.frames_;
-        dtype_ = o.dtype_;
-        bslz4_ = o.bslz4_;
-        closed_ = std::exchange(o.closed_, true);
-    }
-    return *this;
-}
-
-void FrameStackWriter::release() noexcept {
-    if (dset_ < 0 && file_ < 0) return;
-    HdfCall guard;
-    if (dset_ >= 0) H5Dclose(dset_);
-    if (file_ >= 0) H5Fclose(file_);
-    dset_ = file_ = -1;
-}
-
-std::string FrameStackWriter::where() const {
-    return path_ + ":" + dataset_;
-}
-
-void FrameStackWriter::write_frame(const HostArray& frame) {
-    const std::string at = where() + " frame " + std::to_string(frames_);
-    if (closed_ || dset_ < 0) throw InvalidArgument(at + ": the writer is closed");
-    const bool shape_ok = frame.shape.y() == rows_ && frame.shape.x() == cols_ && frame.shape.z() == 1;
-    if (!shape_ok || frame.dtype != dtype_)
-        throw InvalidArgument(at + ": got a " + std::string(dtype_name(frame.dtype)) + " array " +
-                              frame.shape.str() + "; this stack takes " + std::string(dtype_name(dtype_)) +
-                              " frames (" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
-    HdfCall guard;
-    const hsize_t dims[3] = {hsize_t(frames_) + 1, rows_, cols_};
-    if (H5Dset_extent(dset_, dims) < 0) throw IoError(at + ": cannot extend the dataset" + h5_detail());
-    const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
-    if (bslz4_) {
-        const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(frame.data()), frame.nbytes());
-        const std::vector<uint8_t> chunk = bslz4_compress(bytes, dtype_size(dtype_));
-        if (H5Dwrite_chunk(dset_, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) < 0)
-            throw IoError(at + ": writing the compressed chunk failed" + h5_detail());
-    } else {
-        Handle file_space(H5Dget_space(dset_), H5Sclose);
-        const hsize_t count[3] = {1, rows_, cols_};
-        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr);
-        Handle mem_space(H5Screate_simple(3, count, nullptr), H5Sclose);
-        if (H5Dwrite(dset_, h5_types(dtype_).native, mem_space.get(), file_space.get(), H5P_DEFAULT,
-                     frame.data()) < 0)
-            throw IoError(at + ": writing failed" + h5_detail());
-    }
-    ++frames_;
-}
-
-void FrameStackWriter::close() {
-    if (closed_) return;
-    if (file_ < 0) throw InvalidArgument(where() + ": the writer was moved from");
-    HdfCall guard;
-    const herr_t d = H5Dclose(dset_);
-    dset_ = -1;
-    const herr_t f = H5Fclose(file_);
-    file_ = -1;
-    closed_ = true;
-    if (d < 0 || f < 0) {
-        const std::string detail = h5_detail();
-        std::error_code ec;
-        std::filesystem::remove(temp_path_, ec);
-        throw IoError(where() + ": finishing the file failed" + detail);
-    }
-    if (const std::error_code failed = move_into_place(temp_path_, path_))
-        throw IoError(path_ + ": cannot move the finished file into place: " + failed.message());
 }
 
 }  // namespace kiln::io
