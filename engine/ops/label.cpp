@@ -160,7 +160,7 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
 Labels label(const Array& mask, int connectivity) {
     LabelsAsync pending = label_async(mask, connectivity);
     int32_t count = 0;
-    ops::read_back(pending.count, &count, sizeof count);  // one submission, one wait
+    ops::read_back(pending.count, &count, sizeof count);  // one submission, read once done
     return {pending.labels, count};
 }
 

@@ -1,7 +1,8 @@
 // Whole-array reductions: a first pass where every workgroup reduces its
 // share of the elements to one partial (pieces of arrays larger than one
 // binding write their partials side by side), then one workgroup combines the
-// partials. Both passes are recorded; nothing waits unless a host value is asked for.
+// partials. Both passes are recorded; the host is held up only where a
+// host value is asked for.
 #include "kiln/reduce.hpp"
 
 #include <algorithm>
