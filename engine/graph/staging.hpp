@@ -31,7 +31,6 @@ public:
     static constexpr uint64_t held = ~0ull;
     void done(const Slice& s);
     VkDeviceSize capacity() const { return alloc_->size; }
-    bool idle() const { return regions_.empty(); }
 
 private:
     struct Region {

@@ -37,7 +37,6 @@ struct Storage {
     bool coherent = true;
     std::atomic<int> handles{0};  // live Array handles
     uint64_t last_serial = 0;     // last submission that used the memory
-    uint64_t pending_uses = 0;    // nodes of the pending graph that use it
 };
 
 } // namespace kiln::detail
