@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 #include "graph/transfer.hpp"
 
 namespace kiln {
@@ -18,7 +18,7 @@ void drop_handle(const std::shared_ptr<detail::Storage>& s) {
 
 } // namespace
 
-Array::Array(std::shared_ptr<detail::ContextState> ctx, std::shared_ptr<detail::Storage> s, Shape shape,
+Array::Array(std::shared_ptr<detail::ContextImpl> ctx, std::shared_ptr<detail::Storage> s, Shape shape,
              DType dtype)
     : ctx_(std::move(ctx)), storage_(std::move(s)), shape_(shape), dtype_(dtype) {
     add_handle(storage_);
@@ -59,16 +59,17 @@ Array& Array::operator=(Array&& o) noexcept {
 Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
     if (shape.empty())
         throw InvalidArgument("Array::empty: the shape is empty; give 1 to 3 extents, each >= 1");
-    auto& st = ctx.state();
-    const DeviceInfo& info = st.info();
-    if (dtype == DType::float64 && !st.device().enabled().float64)
+    detail::ContextImpl& st = ctx.state();
+    const DeviceInfo& info = st.resources.info();
+    const vk::Enabled& enabled = st.resources.device().enabled();
+    if (dtype == DType::float64 && !enabled.float64)
         throw Unsupported("float64 arrays need shaderFloat64, which device '" + info.name +
                           "' does not support; use float32");
-    if ((dtype == DType::int8 || dtype == DType::uint8) && !(st.device().enabled().storage8 && st.device().enabled().int8))
+    if ((dtype == DType::int8 || dtype == DType::uint8) && !(enabled.storage8 && enabled.int8))
         throw Unsupported("8-bit arrays need storageBuffer8BitAccess and shaderInt8, which device '" + info.name +
                           "' does not support");
     if ((dtype == DType::int16 || dtype == DType::uint16) &&
-        !(st.device().enabled().storage16 && st.device().enabled().int16))
+        !(enabled.storage16 && enabled.int16))
         throw Unsupported("16-bit arrays need storageBuffer16BitAccess and shaderInt16, which device '" +
                           info.name + "' does not support");
     // What one allocation on this device can be: the largest heap, and no
@@ -81,7 +82,7 @@ Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
         throw OutOfMemory("a " + std::string(dtype_name(dtype)) + " array of shape " + shape.str() + " needs " +
                               std::to_string(bytes) + " bytes; device '" + info.name + "' can hold at most " +
                               std::to_string(largest) + " bytes in one array");
-    auto s = std::make_shared<detail::Storage>(&st, bytes);
+    auto s = std::make_shared<detail::Storage>(&st.retired, bytes);
     return Array(ctx.shared_state(), std::move(s), shape, dtype);
 }
 
@@ -112,7 +113,7 @@ void Array::push(const void* data, size_t bytes) {
         throw InvalidArgument("push: " + std::to_string(bytes) + " bytes given for an array of shape " +
                               shape_.str() + " " + std::string(dtype_name(dtype_)) + ", which needs exactly " +
                               std::to_string(nbytes()));
-    detail::upload(*ctx_, storage_, data, bytes);
+    detail::upload(ctx_->resources, ctx_->scheduler, storage_, data, bytes);
 }
 
 void Array::pull(void* dst, size_t bytes) const {
@@ -121,7 +122,7 @@ void Array::pull(void* dst, size_t bytes) const {
         throw InvalidArgument("pull: a buffer of " + std::to_string(bytes) + " bytes given for an array of shape " +
                               shape_.str() + " " + std::string(dtype_name(dtype_)) + ", which needs exactly " +
                               std::to_string(nbytes()));
-    detail::download(*ctx_, storage_, dst, bytes);
+    detail::download(ctx_->resources, ctx_->scheduler, storage_, dst, bytes);
 }
 
 HostArray Array::to_host() const {
@@ -136,7 +137,7 @@ Context Array::context() const {
     return Context(ctx_);
 }
 
-detail::ContextState& Array::state() const {
+detail::ContextImpl& Array::state() const {
     require("an operation");
     return *ctx_;
 }

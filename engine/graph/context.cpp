@@ -1,16 +1,16 @@
 #include "kiln/context.hpp"
 
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 
 namespace kiln {
 
 Context::Context(const ContextOptions& options)
-    : state_(std::make_shared<detail::ContextState>(options, nullptr)) {}
+    : state_(std::make_shared<detail::ContextImpl>(options, nullptr)) {}
 
 Context::Context(const ExternalDevice& external, const ContextOptions& options)
-    : state_(std::make_shared<detail::ContextState>(options, &external)) {}
+    : state_(std::make_shared<detail::ContextImpl>(options, &external)) {}
 
-Context::Context(std::shared_ptr<detail::ContextState> s) : state_(std::move(s)) {}
+Context::Context(std::shared_ptr<detail::ContextImpl> s) : state_(std::move(s)) {}
 Context::~Context() = default;
 Context::Context(const Context&) = default;
 Context& Context::operator=(const Context&) = default;
@@ -25,22 +25,22 @@ std::vector<DeviceInfo> Context::devices() {
     return out;
 }
 
-const DeviceInfo& Context::device() const { return state_->info(); }
-MemoryStats Context::memory_stats() const { return state_->memory_stats(); }
-void Context::sync() { state_->sync(); }
-void Context::flush() { state_->flush(); }
-Profile& Context::profile() { return state_->profile(); }
+const DeviceInfo& Context::device() const { return state_->resources.info(); }
+MemoryStats Context::memory_stats() const { return state_->resources.memory_stats(); }
+void Context::sync() { state_->scheduler.sync(); }
+void Context::flush() { state_->scheduler.flush(); }
+Profile& Context::profile() { return state_->profiler.profile(); }
 
 void Context::set_workgroup_size(const std::string& kernel, std::array<uint32_t, 3> size) {
-    state_->set_workgroup_size(kernel, size);
+    state_->services.set_workgroup_size(kernel, size);
 }
 
 std::optional<std::array<uint32_t, 3>> Context::workgroup_size(const std::string& kernel) const {
-    return state_->workgroup_size(kernel);
+    return state_->services.workgroup_size(kernel);
 }
 
-uint64_t Context::validation_message_count() const { return state_->instance().message_count(); }
-std::vector<std::string> Context::validation_messages() const { return state_->instance().messages(); }
+uint64_t Context::validation_message_count() const { return state_->resources.instance().message_count(); }
+std::vector<std::string> Context::validation_messages() const { return state_->resources.instance().messages(); }
 
 std::string MemoryStats::str() const {
     auto mib = [](uint64_t b) { return std::to_string(b / (1 << 20)) + "." + std::to_string((b % (1 << 20)) * 10 / (1 << 20)) + " MiB"; };

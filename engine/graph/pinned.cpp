@@ -1,28 +1,27 @@
 #include "kiln/pinned.hpp"
 
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 
 namespace kiln {
 
 struct PinnedBuffer::Impl {
-    std::shared_ptr<detail::ContextState> ctx;
-    vk::Allocation alloc;
+    std::shared_ptr<detail::ContextImpl> ctx;  // outlives the memory
+    vk::UniqueAllocation alloc;
 };
 
 PinnedBuffer::PinnedBuffer(const Context& ctx, size_t bytes) : impl_(std::make_unique<Impl>()) {
     if (bytes == 0) throw InvalidArgument("PinnedBuffer of 0 bytes; ask for at least one byte");
     impl_->ctx = ctx.shared_state();
-    impl_->alloc = ctx.state().allocator().allocate(bytes, vk::MemoryUsage::host);
-    data_ = impl_->alloc.mapped();
+    impl_->alloc = vk::UniqueAllocation(ctx.state().resources.allocator(), bytes, vk::MemoryUsage::host);
+    data_ = impl_->alloc->mapped();
     size_ = bytes;
 }
 
 PinnedBuffer::PinnedBuffer() = default;
 
-PinnedBuffer::~PinnedBuffer() {
-    // Transfers from pinned memory are synchronous, so nothing still uses it.
-    if (impl_ && impl_->alloc) impl_->ctx->retire(impl_->alloc, impl_->ctx->completed_serial());
-}
+// Transfers from pinned memory are synchronous, so nothing still uses it:
+// its memory is freed at once.
+PinnedBuffer::~PinnedBuffer() = default;
 
 PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
     : impl_(std::move(o.impl_)), data_(o.data_), size_(o.size_) {

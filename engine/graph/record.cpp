@@ -2,7 +2,8 @@
 // boundaries, timestamps around nodes, descriptors pushed per dispatch.
 #include "graph/record.hpp"
 
-#include "graph/context_state.hpp"
+#include "graph/device_resources.hpp"
+#include "graph/submission.hpp"
 #include "vk/check.hpp"
 
 namespace kiln::detail {
@@ -71,7 +72,7 @@ void level_barrier_to_host(VkCommandBuffer cmd, VkPipelineStageFlags2 src) {
 
 // Step 1: where descriptors cannot be pushed, one pool with a set for each
 // dispatch of the graph.
-void make_descriptor_pool(ContextState& ctx, Submission& sub, const GraphIR& g) {
+void make_descriptor_pool(DeviceResources& res, Submission& sub, const GraphIR& g) {
     uint32_t sets = 0, buffers = 0;
     for (auto& n : g.nodes)
         if (auto* d = std::get_if<Dispatch>(&n.op)) {
@@ -79,7 +80,7 @@ void make_descriptor_pool(ContextState& ctx, Submission& sub, const GraphIR& g) 
             buffers += static_cast<uint32_t>(d->buffers.size());
         }
     if (!sets) return;
-    VkDevice dev = ctx.device().handle();
+    VkDevice dev = res.device().handle();
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)};
     VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pci.maxSets = sets;
@@ -96,20 +97,20 @@ constexpr VkPipelineStageFlags2 work_stages = VK_PIPELINE_STAGE_2_COMPUTE_SHADER
 
 // Step 2: begins the command buffer, resets the queries and writes the
 // submission's first timestamp, then the barrier after earlier work.
-void begin(ContextState& ctx, Submission& sub, VkCommandBuffer cmd) {
+void begin(DeviceResources& res, Submission& sub, VkCommandBuffer cmd) {
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = sub.reusable ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
-    if (sub.queries) {
+    if (sub.queries.pool) {
         // From the host where the device allows (the pool is not in use
         // now): a reset in the command buffer cost about 2 us of GPU time
         // per submission on an H200. A graph's re-launch resets it again
-        // (ContextState::submit_recorded).
-        if (ctx.device().enabled().host_query_reset)
-            vkResetQueryPool(ctx.device().handle(), sub.queries, 0, sub.query_count);
+        // (Scheduler::submit_recorded).
+        if (res.device().enabled().host_query_reset)
+            vkResetQueryPool(res.device().handle(), sub.queries.pool, 0, sub.query_count);
         else
-            vkCmdResetQueryPool(cmd, sub.queries, 0, sub.query_count);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 0);
+            vkCmdResetQueryPool(cmd, sub.queries.pool, 0, sub.query_count);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries.pool, 0);
     }
     level_barrier(cmd, work_stages, work_stages);
 }
@@ -119,13 +120,13 @@ void begin(ContextState& ctx, Submission& sub, VkCommandBuffer cmd) {
 // push constants).
 class DispatchRecorder {
 public:
-    DispatchRecorder(ContextState& ctx, Submission& sub, VkCommandBuffer cmd)
-        : ctx_(ctx), sub_(sub), cmd_(cmd), push_descriptors_(ctx.device().enabled().push_descriptors) {}
+    DispatchRecorder(DeviceResources& res, Submission& sub, VkCommandBuffer cmd)
+        : res_(res), sub_(sub), cmd_(cmd), push_descriptors_(res.device().enabled().push_descriptors) {}
 
     void record(const Dispatch& d) {
         vk::PipelineKey key{d.name, d.spirv, static_cast<uint32_t>(d.buffers.size()),
                             static_cast<uint32_t>(d.push.size()), d.spec, d.entry};
-        const vk::Pipeline& p = ctx_.pipelines().get(key);
+        const vk::Pipeline& p = res_.pipelines().get(key);
         if (p.pipeline != bound_) {
             vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
             bound_ = p.pipeline;
@@ -139,7 +140,7 @@ public:
 
 private:
     void bind_buffers(const Dispatch& d, const vk::Pipeline& p) {
-        VkDevice dev = ctx_.device().handle();
+        VkDevice dev = res_.device().handle();
         infos_.resize(d.buffers.size());
         writes_.resize(d.buffers.size());
         VkDescriptorSet set = VK_NULL_HANDLE;
@@ -160,7 +161,7 @@ private:
             writes_[i].pBufferInfo = &infos_[i];
         }
         if (push_descriptors_) {
-            ctx_.device().push_descriptor_fn(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
+            res_.device().push_descriptor_fn(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
                                              static_cast<uint32_t>(writes_.size()), writes_.data());
         } else {
             vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes_.size()), writes_.data(), 0, nullptr);
@@ -168,7 +169,7 @@ private:
         }
     }
 
-    ContextState& ctx_;
+    DeviceResources& res_;
     Submission& sub_;
     VkCommandBuffer cmd_;
     const bool push_descriptors_;
@@ -189,24 +190,24 @@ void record_copy(VkCommandBuffer cmd, const Copy& c) {
 // memory), and, where arrays live in mapped memory that pulls read in
 // place, anything. Other submissions need no host barrier (about 1.3 us on
 // an H200). Then the last timestamp, and the end of the command buffer.
-void end(ContextState& ctx, Submission& sub, VkCommandBuffer cmd, VkPipelineStageFlags2 used) {
-    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || ctx.host_reads_in_place()) level_barrier_to_host(cmd, work_stages);
-    if (sub.queries) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries, 1);
+void end(DeviceResources& res, Submission& sub, VkCommandBuffer cmd, VkPipelineStageFlags2 used) {
+    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || res.host_reads_in_place()) level_barrier_to_host(cmd, work_stages);
+    if (sub.queries.pool) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries.pool, 1);
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 }
 
 } // namespace
 
-void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan) {
-    if (!ctx.device().enabled().push_descriptors) make_descriptor_pool(ctx, sub, g);
+void record_commands(DeviceResources& res, Submission& sub, const GraphIR& g, const Plan& plan) {
+    if (!res.device().enabled().push_descriptors) make_descriptor_pool(res, sub, g);
     VkCommandBuffer cmd = sub.cmd;
-    begin(ctx, sub, cmd);
+    begin(res, sub, cmd);
 
     // Stages of each level, for scoped barriers between levels.
     std::vector<VkPipelineStageFlags2> level_stages(plan.levels, 0);
     for (uint32_t i : plan.order) level_stages[plan.level[i]] |= stage_of(g.nodes[i]);
 
-    DispatchRecorder dispatches(ctx, sub, cmd);
+    DispatchRecorder dispatches(res, sub, cmd);
     for (size_t pos = 0; pos < plan.order.size(); ++pos) {
         const Node& node = g.nodes[plan.order[pos]];
         if (plan.barrier_before[pos]) {
@@ -214,19 +215,19 @@ void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const
             level_barrier(cmd, level_stages[l - 1], level_stages[l]);
         }
         if (plan.time_nodes)
-            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries.pool,
                                  2 + 2 * static_cast<uint32_t>(pos));
         if (auto* d = std::get_if<Dispatch>(&node.op))
             dispatches.record(*d);
         else
             record_copy(cmd, std::get<Copy>(node.op));
         if (plan.time_nodes)
-            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries,
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries.pool,
                                  3 + 2 * static_cast<uint32_t>(pos));
     }
     VkPipelineStageFlags2 used = 0;
     for (VkPipelineStageFlags2 st : level_stages) used |= st;
-    end(ctx, sub, cmd, used);
+    end(res, sub, cmd, used);
 }
 
 } // namespace kiln::detail

@@ -3,10 +3,10 @@
 
 namespace kiln::detail {
 
-class ContextState;
+class DeviceResources;
 struct Submission;
 
 /// Phase 5: writes the plan into sub.cmd (with sub.queries when timing).
-void record_commands(ContextState& ctx, Submission& sub, const GraphIR& g, const Plan& plan);
+void record_commands(DeviceResources& res, Submission& sub, const GraphIR& g, const Plan& plan);
 
 } // namespace kiln::detail

@@ -2,16 +2,13 @@
 
 namespace kiln::detail {
 
-StagingRing::StagingRing(vk::Allocator& allocator, VkDeviceSize size) : allocator_(allocator) {
-    alloc_ = allocator_.allocate(size, vk::MemoryUsage::staging);
-}
-
-StagingRing::~StagingRing() { allocator_.free(alloc_); }
+StagingRing::StagingRing(vk::Allocator& allocator, VkDeviceSize size)
+    : allocator_(allocator), alloc_(allocator, size, vk::MemoryUsage::staging) {}
 
 Slice StagingRing::allocate(VkDeviceSize size, uint64_t serial) {
     const VkDeviceSize a = allocator_.alignment();
     size = (size + a - 1) / a * a;
-    if (size > alloc_.size) return {};
+    if (size > alloc_->size) return {};
     VkDeviceSize begin;
     if (regions_.empty()) {
         begin = 0;
@@ -19,7 +16,7 @@ Slice StagingRing::allocate(VkDeviceSize size, uint64_t serial) {
         VkDeviceSize head = regions_.back().end, tail = regions_.front().begin;
         if (head > tail) {
             // Free space is [head, capacity) and [0, tail).
-            if (head + size <= alloc_.size)
+            if (head + size <= alloc_->size)
                 begin = head;
             else if (size <= tail)
                 begin = 0;
@@ -34,12 +31,12 @@ Slice StagingRing::allocate(VkDeviceSize size, uint64_t serial) {
         }
     }
     regions_.push_back({begin, begin + size, serial});
-    return {alloc_.buffer(), alloc_.offset + begin, size, alloc_.mapped() + begin};
+    return {alloc_->buffer(), alloc_->offset + begin, size, alloc_->mapped() + begin};
 }
 
 void StagingRing::done(const Slice& s) {
     for (auto& r : regions_)
-        if (alloc_.offset + r.begin == s.offset) r.serial = 0;
+        if (alloc_->offset + r.begin == s.offset) r.serial = 0;
 }
 
 void StagingRing::release(uint64_t completed) {

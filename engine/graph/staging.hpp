@@ -18,7 +18,6 @@ struct Slice {
 class StagingRing {
 public:
     StagingRing(vk::Allocator& allocator, VkDeviceSize size);
-    ~StagingRing();
     StagingRing(const StagingRing&) = delete;
     StagingRing& operator=(const StagingRing&) = delete;
 
@@ -31,8 +30,7 @@ public:
     /// (pulls read it after its submission has finished).
     static constexpr uint64_t held = ~0ull;
     void done(const Slice& s);
-    VkDeviceSize capacity() const { return alloc_.size; }
-    bool idle() const { return regions_.empty(); }
+    VkDeviceSize capacity() const { return alloc_->size; }
 
 private:
     struct Region {
@@ -40,7 +38,7 @@ private:
         uint64_t serial;
     };
     vk::Allocator& allocator_;
-    vk::Allocation alloc_;
+    vk::UniqueAllocation alloc_;
     std::deque<Region> regions_;  // oldest first
 };
 

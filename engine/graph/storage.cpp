@@ -1,12 +1,19 @@
 #include "graph/storage.hpp"
 
-#include "graph/context_state.hpp"
+#include "graph/retire_queue.hpp"
 
 namespace kiln::detail {
 
 Storage::~Storage() {
-    // Deferred: the memory goes back once the last submission using it is done.
-    if (alloc) ctx->retire(alloc, last_serial);
+    if (alloc) retired->release(last_serial, std::move(alloc));
+}
+
+void Storage::place(vk::Allocator& allocator) {
+    alloc = vk::UniqueAllocation(allocator, bytes, vk::MemoryUsage::device);
+    buffer = alloc->buffer();
+    offset = alloc->offset;
+    mapped = alloc->mapped();
+    coherent = alloc->host_coherent();
 }
 
 } // namespace kiln::detail

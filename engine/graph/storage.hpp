@@ -12,26 +12,31 @@
 
 namespace kiln::detail {
 
-class ContextState;
+class RetireQueue;
 
 struct Storage {
-    Storage(ContextState* ctx, uint64_t bytes) : ctx(ctx), bytes(bytes) {}
+    /// `retired` takes the memory when the storage goes (outlived: Arrays
+    /// and graphs hold the context).
+    Storage(RetireQueue* retired, uint64_t bytes) : retired(retired), bytes(bytes) {}
+    /// Hands the memory to the retire queue, freed once the last submission using it is done.
     ~Storage();
     Storage(const Storage&) = delete;
     Storage& operator=(const Storage&) = delete;
 
-    ContextState* ctx;            // outlived: Arrays and graphs hold the context
+    /// Gives the storage persistent memory from `allocator` now. The caller
+    /// holds the context's lock.
+    void place(vk::Allocator& allocator);
+    bool placed() const { return buffer != VK_NULL_HANDLE; }
+
+    RetireQueue* retired;
     uint64_t bytes;
-    vk::Allocation alloc;         // persistent memory, when not transient
+    vk::UniqueAllocation alloc;   // persistent memory, when not transient
     VkBuffer buffer = VK_NULL_HANDLE;  // where the bytes are, once placed
     VkDeviceSize offset = 0;
     std::byte* mapped = nullptr;  // host address when the memory is host-visible
     bool coherent = true;
     std::atomic<int> handles{0};  // live Array handles
     uint64_t last_serial = 0;     // last submission that used the memory
-    uint64_t pending_uses = 0;    // nodes of the pending graph that use it
-
-    bool placed() const { return buffer != VK_NULL_HANDLE; }
 };
 
 } // namespace kiln::detail

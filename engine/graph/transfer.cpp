@@ -4,8 +4,10 @@
 #include <cstring>
 #include <optional>
 
-#include "graph/context_state.hpp"
 #include "graph/copy_pool.hpp"
+#include "graph/device_resources.hpp"
+#include "graph/scheduler.hpp"
+#include "kiln/error.hpp"
 #include "vk/host_import.hpp"
 
 namespace kiln::detail {
@@ -19,27 +21,27 @@ Node copy_node(const char* name, BufferRef src, BufferRef dst, VkDeviceSize size
 }
 
 // The caller's memory imported for one synchronous DMA, when worthwhile.
-std::unique_ptr<vk::HostImport> try_import(ContextState& ctx, const void* p, size_t bytes) {
-    if (bytes < ctx.options().import_threshold || !ctx.device().enabled().external_memory_host)
+std::unique_ptr<vk::HostImport> try_import(DeviceResources& res, const void* p, size_t bytes) {
+    if (bytes < res.options().import_threshold || !res.device().enabled().external_memory_host)
         return nullptr;
     try {
-        return std::make_unique<vk::HostImport>(ctx.device(), p, bytes);
+        return std::make_unique<vk::HostImport>(res.device(), p, bytes);
     } catch (const Error&) {
         return nullptr;  // e.g. read-only pages: the staging ring still works
     }
 }
 
-void flush_range(ContextState& ctx, const Storage& s, size_t bytes, bool invalidate) {
+void flush_range(DeviceResources& res, const Storage& s, size_t bytes, bool invalidate) {
     if (s.coherent) return;
     VkMappedMemoryRange r{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-    r.memory = s.alloc.memory();
-    r.offset = s.alloc.offset;
+    r.memory = s.alloc->memory();
+    r.offset = s.alloc->offset;
     r.size = VK_WHOLE_SIZE;
     (void)bytes;
     if (invalidate)
-        vkInvalidateMappedMemoryRanges(ctx.device().handle(), 1, &r);
+        vkInvalidateMappedMemoryRanges(res.device().handle(), 1, &r);
     else
-        vkFlushMappedMemoryRanges(ctx.device().handle(), 1, &r);
+        vkFlushMappedMemoryRanges(res.device().handle(), 1, &r);
 }
 
 // The size of the pieces a pageable transfer moves through the staging
@@ -51,9 +53,9 @@ void flush_range(ContextState& ctx, const Storage& s, size_t bytes, bool invalid
 // Measured on an H100 (bench/results/2026-11-25-h100-transfers): 4 MiB in
 // four pieces ran at 8-9 GB/s, in one at 9-11; 16 MiB in eight at 23-31,
 // in one at 15.
-size_t piece_size(const ContextState& ctx, size_t bytes) {
-    const size_t most = ctx.staging_capacity() / 4;
-    if (ctx.options().transfer_piece) return std::min<size_t>(ctx.options().transfer_piece, most);
+size_t piece_size(DeviceResources& res, size_t bytes) {
+    const size_t most = res.staging().capacity() / 4;
+    if (res.options().transfer_piece) return std::min<size_t>(res.options().transfer_piece, most);
     if (bytes <= (4u << 20)) return std::min(bytes, most);
     const size_t eighth = (bytes / 8 + (1u << 20) - 1) / (1u << 20) * (1u << 20);
     return std::clamp<size_t>(eighth, 1u << 20, most);
@@ -61,83 +63,83 @@ size_t piece_size(const ContextState& ctx, size_t bytes) {
 
 } // namespace
 
-void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* src, size_t bytes) {
+void upload(DeviceResources& res, Scheduler& sched, const std::shared_ptr<Storage>& s, const void* src, size_t bytes) {
     // One transfer at a time per context: its staging slices, waits and the
     // storage's serials stay consistent when threads share the context.
-    const auto lock = ctx.lock();
+    const auto lock = sched.lock();
     VkBuffer pinned;
     VkDeviceSize pinned_offset;
-    const bool from_pinned = ctx.allocator().find_host(src, bytes, pinned, pinned_offset);
-    if (ctx.capturing() && from_pinned) {
+    const bool from_pinned = res.allocator().find_host(src, bytes, pinned, pinned_offset);
+    if (sched.capturing() && from_pinned) {
         // In a graph: a DMA that reads the pinned buffer at every run.
-        ctx.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
+        sched.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
         return;
     }
-    if (ctx.capturing())
+    if (sched.capturing())
         throw InvalidArgument("push inside a Graph capture: push inputs before Graph::run(), or push from a "
                               "PinnedBuffer, which a graph reads at every run");
-    if (!s->placed()) ctx.place(*s);
+    if (!s->placed()) s->place(res.allocator());
     // Host-visible memory not used by pending work: write it in place,
     // after whatever submitted work still uses it.
-    if (s->mapped && s->alloc && ctx.options().direct_host_access && s->last_serial < ctx.pending_serial()) {
-        ctx.wait(s->last_serial);
+    if (s->mapped && s->alloc && res.options().direct_host_access && s->last_serial < sched.pending_serial()) {
+        sched.wait(s->last_serial);
         std::memcpy(s->mapped, src, bytes);
-        flush_range(ctx, *s, bytes, false);
+        flush_range(res, *s, bytes, false);
         return;
     }
     if (from_pinned) {
-        ctx.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
-        ctx.sync();  // the caller may reuse its buffer once push returns
+        sched.record(copy_node("push", BufferRef{nullptr, pinned, pinned_offset, bytes}, BufferRef{s}, bytes));
+        sched.sync();  // the caller may reuse its buffer once push returns
         return;
     }
-    if (auto imp = try_import(ctx, src, bytes)) {
-        ctx.record(copy_node("push", BufferRef{nullptr, imp->buffer(), imp->offset(), bytes}, BufferRef{s}, bytes));
-        ctx.sync();  // the import must outlive the copy
+    if (auto imp = try_import(res, src, bytes)) {
+        sched.record(copy_node("push", BufferRef{nullptr, imp->buffer(), imp->offset(), bytes}, BufferRef{s}, bytes));
+        sched.sync();  // the import must outlive the copy
         return;
     }
     // Pieces through the ring; a large push submits each piece at once so
     // the DMA of one overlaps the host copy of the next.
     const auto* p = static_cast<const std::byte*>(src);
-    const size_t chunk = piece_size(ctx, bytes);
+    const size_t chunk = piece_size(res, bytes);
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t n = std::min(chunk, bytes - off);
-        Slice slice = ctx.staging(n);
+        Slice slice = sched.staging(n);
         parallel_copy(slice.mapped, p + off, n);
-        ctx.record(copy_node("push", BufferRef{nullptr, slice.buffer, slice.offset, n}, BufferRef{s, VK_NULL_HANDLE, off, n}, n));
-        if (bytes > chunk) ctx.flush();
+        sched.record(copy_node("push", BufferRef{nullptr, slice.buffer, slice.offset, n}, BufferRef{s, VK_NULL_HANDLE, off, n}, n));
+        if (bytes > chunk) sched.flush();
     }
 }
 
-void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, size_t bytes) {
-    const auto lock = ctx.lock();
+void download(DeviceResources& res, Scheduler& sched, const std::shared_ptr<Storage>& s, void* dst, size_t bytes) {
+    const auto lock = sched.lock();
     VkBuffer pinned;
     VkDeviceSize pinned_offset;
-    const bool to_pinned = ctx.allocator().find_host(dst, bytes, pinned, pinned_offset);
-    if (ctx.capturing() && to_pinned) {
+    const bool to_pinned = res.allocator().find_host(dst, bytes, pinned, pinned_offset);
+    if (sched.capturing() && to_pinned) {
         // In a graph: a DMA into the pinned buffer at every run.
-        ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
+        sched.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
         return;
     }
-    if (ctx.capturing())
+    if (sched.capturing())
         throw InvalidArgument("pull inside a Graph capture: pull outputs after Graph::run(), or pull into a "
                               "PinnedBuffer, which a graph fills at every run");
-    if (!s->placed()) ctx.place(*s);  // never written: its contents are undefined, as numpy.empty's
-    if (s->mapped && s->alloc && ctx.options().direct_host_access) {
+    if (!s->placed()) s->place(res.allocator());  // never written: its contents are undefined, as numpy.empty's
+    if (s->mapped && s->alloc && res.options().direct_host_access) {
         // Read in place once the work that writes it is done.
-        if (s->last_serial >= ctx.pending_serial()) ctx.flush();
-        ctx.wait(s->last_serial);
-        flush_range(ctx, *s, bytes, true);
+        if (s->last_serial >= sched.pending_serial()) sched.flush();
+        sched.wait(s->last_serial);
+        flush_range(res, *s, bytes, true);
         std::memcpy(dst, s->mapped, bytes);
         return;
     }
     if (to_pinned) {
-        ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
-        ctx.sync();
+        sched.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, pinned, pinned_offset, bytes}, bytes));
+        sched.sync();
         return;
     }
-    if (auto imp = try_import(ctx, dst, bytes)) {
-        ctx.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, imp->buffer(), imp->offset(), bytes}, bytes));
-        ctx.sync();
+    if (auto imp = try_import(res, dst, bytes)) {
+        sched.record(copy_node("pull", BufferRef{s}, BufferRef{nullptr, imp->buffer(), imp->offset(), bytes}, bytes));
+        sched.sync();
         return;
     }
     // The copies below are recorded behind the pending work that writes the
@@ -145,7 +147,7 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
     // Pieces through the ring, two in flight: the host copies one out while
     // the DMA fills the next. Slices are held until copied out.
     auto* p = static_cast<std::byte*>(dst);
-    const size_t chunk = piece_size(ctx, bytes);
+    const size_t chunk = piece_size(res, bytes);
     struct Out {
         Slice slice;
         size_t off, n;
@@ -153,15 +155,15 @@ void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, s
     };
     std::optional<Out> prev;
     auto drain = [&](const Out& o) {
-        ctx.wait(o.serial);
+        sched.wait(o.serial);
         parallel_copy(p + o.off, o.slice.mapped, o.n);
-        ctx.release_staging(o.slice);
+        sched.release_staging(o.slice);
     };
     for (size_t off = 0; off < bytes; off += chunk) {
         size_t n = std::min(chunk, bytes - off);
-        Slice slice = ctx.staging(n, true);
-        ctx.record(copy_node("pull", BufferRef{s, VK_NULL_HANDLE, off, n}, BufferRef{nullptr, slice.buffer, slice.offset, n}, n));
-        Out o{slice, off, n, ctx.flush()};
+        Slice slice = sched.staging(n, true);
+        sched.record(copy_node("pull", BufferRef{s, VK_NULL_HANDLE, off, n}, BufferRef{nullptr, slice.buffer, slice.offset, n}, n));
+        Out o{slice, off, n, sched.flush()};
         if (prev) drain(*prev);
         prev = o;
     }

@@ -5,16 +5,17 @@
 
 namespace kiln::detail {
 
-class ContextState;
+class DeviceResources;
+class Scheduler;
 struct Storage;
 
 /// Copies `bytes` from host memory into the storage before returning (the
 /// data may be freed afterwards). Uses, in order of preference: a direct
 /// write into host-visible memory, an import of the caller's pages, the
 /// staging ring in chunks (recorded into the pending graph, in order).
-void upload(ContextState& ctx, const std::shared_ptr<Storage>& s, const void* src, size_t bytes);
+void upload(DeviceResources& res, Scheduler& sched, const std::shared_ptr<Storage>& s, const void* src, size_t bytes);
 
 /// Waits for the work producing the storage and copies it into host memory.
-void download(ContextState& ctx, const std::shared_ptr<Storage>& s, void* dst, size_t bytes);
+void download(DeviceResources& res, Scheduler& sched, const std::shared_ptr<Storage>& s, void* dst, size_t bytes);
 
 } // namespace kiln::detail

@@ -1,6 +1,6 @@
 #include "kiln/graph.hpp"
 
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 
 #include <exception>
 #include <string>
@@ -10,15 +10,15 @@ namespace kiln {
 Graph::Graph(const Context& ctx) : ctx_(ctx), ir_(std::make_unique<detail::GraphIR>()) {}
 
 Graph::~Graph() {
-    if (capturing_) ctx_.state().end_capture();
-    if (recorded_) ctx_.state().release_recorded(*recorded_);
+    if (capturing_) ctx_.state().scheduler.end_capture();
+    if (recorded_) ctx_.state().scheduler.release_recorded(*recorded_);
 }
 
 Graph::Capture Graph::capture() {
-    ctx_.state().begin_capture(ir_.get());
+    ctx_.state().scheduler.begin_capture(ir_.get());
     capturing_ = true;
     if (recorded_) {
-        ctx_.state().release_recorded(*recorded_);
+        ctx_.state().scheduler.release_recorded(*recorded_);
         recorded_.reset();
     }
     if (!broken_.empty()) {
@@ -42,7 +42,7 @@ Graph::Capture::~Capture() {
 
 void Graph::Capture::end() {
     if (!graph_) return;
-    graph_->ctx_.state().end_capture();
+    graph_->ctx_.state().scheduler.end_capture();
     graph_->capturing_ = false;
     graph_ = nullptr;
 }
@@ -54,18 +54,18 @@ void Graph::compile() {
     if (!recorded_) {
         if (ir_->empty()) throw InvalidArgument("Graph::run: nothing was captured into this graph");
         // The recorded graph keeps the nodes; a copy stays for recompiles.
-        recorded_ = ctx_.state().record_graph(*ir_);
+        recorded_ = ctx_.state().scheduler.record_graph(*ir_);
     }
 }
 
 void Graph::run() {
     launch();
-    ctx_.state().wait(recorded_->sub.serial);
+    ctx_.state().scheduler.wait(recorded_->sub.serial);
 }
 
 void Graph::launch() {
     compile();
-    ctx_.state().submit_recorded(*recorded_);
+    ctx_.state().scheduler.submit_recorded(*recorded_);
 }
 
 GraphStats Graph::stats() const {

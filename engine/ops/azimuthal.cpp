@@ -116,7 +116,7 @@ template <typename T> Array upload(const Context& ctx, const std::vector<T>& v) 
 size_t frame_count(const detail::AzimuthalState& m, const Array& frames, const char* op) {
     const std::string name = std::string("AzimuthalIntegrator::") + op;
     if (!frames) throw InvalidArgument(name + " of a null Array");
-    if (&frames.state() != &m.ctx->state())
+    if (&ops::services(frames) != &ops::services(*m.ctx))
         throw InvalidArgument(name + ": the frames belong to another context than the integrator");
     const Shape& s = frames.shape();
     const size_t n = frames.size() / m.pixels;
@@ -240,7 +240,7 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
     m.empty = s.empty;
     m.kernels = s.kernels;
 
-    const bool has_f64 = ctx.state().device().enabled().float64;
+    const bool has_f64 = ops::services(ctx).enabled().float64;
     if (s.accumulation == Accumulation::float64 && !has_f64)
         throw Unsupported("AzimuthalIntegrator: float64 accumulation needs shaderFloat64, which device '" +
                           ctx.device().name + "' lacks; use Accumulation::compensated or automatic");
@@ -315,7 +315,7 @@ Array AzimuthalIntegrator::preprocess(const Array& frames) const {
     std::optional<std::array<uint32_t, 4>> dummy;
     if (m.dummy) dummy = dummy_bounds(frames.dtype(), *m.dummy, m.delta_dummy);
     if (dummy) std::memcpy(pc.dummy, dummy->data(), 16);
-    ops::Dispatcher d(m.ctx->state(), ops::variant(ops::Shader::azim_preprocess, frames.dtype()), pixel_local);
+    ops::Dispatcher d(ops::services(*m.ctx), ops::variant(ops::Shader::azim_preprocess, frames.dtype()), pixel_local);
     d.read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f).write(out);
     d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(dummy ? 1 : 0);
@@ -339,7 +339,7 @@ AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
 
     const ops::KernelId kernel = ops::variant(ops::Shader::azim_integrate, t, m.f64 ? DType::float64 : DType::float32);
     const auto& limit = m.ctx->device().max_workgroup_count;
-    ops::Dispatcher d(m.ctx->state(), kernel, row_local);
+    ops::Dispatcher d(ops::services(*m.ctx), kernel, row_local);
     check_local(m, d);
     d.spec(separate ? 1 : 0).spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0).spec(m.segments ? 1 : 0);
@@ -394,7 +394,7 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
 
     const ops::KernelId kernel =
         ops::variant(ops::Shader::azim_clip, frames.dtype(), m.f64 ? DType::float64 : DType::float32);
-    ops::Dispatcher d(m.ctx->state(), kernel, row_local);
+    ops::Dispatcher d(ops::services(*m.ctx), kernel, row_local);
     check_local(m, d);
     d.read(m.indptr).read(m.cols).read(m.weights).read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f);
     bind_outputs(d, r);

@@ -75,7 +75,7 @@ struct Bslz4Decoder::Impl {
     PinnedBuffer pinned_table, pinned_flags;
     std::vector<std::span<const uint8_t>> sources;
     bool staged = false;
-    uint64_t staged_serial = 0;  // a run at or after this serial decodes the staged batch
+    detail::OpServices::Mark staged_at;  // a run at or after this mark decodes the staged batch
     const uint32_t* rows() const {
         return staged ? pinned_table.as<const uint32_t>().data() : host_table.data();
     }
@@ -142,7 +142,7 @@ Bslz4Decoder::~Bslz4Decoder() {
     // Graph runs may still read the pinned table or write the pinned flags.
     if (!impl_ || !impl_->pinned_table.data()) return;
     try {
-        impl_->ctx->state().wait(impl_->table.storage()->last_serial);
+        ops::services(*impl_->ctx).finish_submitted(impl_->table);
     } catch (...) {
     }
 }
@@ -297,14 +297,13 @@ void Bslz4Decoder::stage(std::span<const uint8_t> bytes, std::span<const size_t>
         throw InvalidArgument("Bslz4Decoder::stage: the " + std::to_string(bytes.size()) +
                               " bytes lie in no source recorded with record(source); stage the batch where a "
                               "recorded graph copies it from");
-    detail::ContextState& st = m.ctx->state();
+    detail::OpServices& st = ops::services(*m.ctx);
     // The previous run that read the pinned table (or wrote the flags) must be done.
-    const uint64_t last = m.table.storage()->last_serial;
-    if (last < st.pending_serial()) st.wait(last);
+    st.finish_submitted(m.table);
     m.label = label;
     m.first_index = first_index;
     m.staged = true;
-    m.staged_serial = st.pending_serial();
+    m.staged_at = st.mark();
     uint32_t* table = m.pinned_table.as<uint32_t>().data();
     try {
         parse(bytes, chunk_sizes, uint64_t(bytes.data() - from->data()), table);
@@ -332,7 +331,7 @@ void Bslz4Decoder::record() {
     } pc{uint32_t(m.src.nbytes()), uint32_t(m.out.nbytes()), uint32_t(m.block_capacity)};
     static_assert(sizeof(Push) == 12);
     const bool words = m.frame_bytes % 4 == 0;
-    ops::Dispatcher d(m.ctx->state(), ops::KernelId::bslz4_decode, decode_local);
+    ops::Dispatcher d(ops::services(*m.ctx), ops::KernelId::bslz4_decode, decode_local);
     d.read(m.src).read(m.table).write(m.flags).write(m.out);
     d.spec(uint32_t(m.block_bytes)).spec(uint32_t(m.elem)).spec(words ? 1u : 0u);
     const uint32_t groups = uint32_t(std::min<size_t>({m.block_capacity, 65535, m.ctx->device().max_workgroup_count[0]}));
@@ -341,17 +340,15 @@ void Bslz4Decoder::record() {
 
 void Bslz4Decoder::record(std::span<const uint8_t> source) {
     Impl& m = *impl_;
-    detail::ContextState& st = m.ctx->state();
+    detail::OpServices& st = ops::services(*m.ctx);
     if (!st.capturing())
         throw InvalidArgument("Bslz4Decoder::record(source) outside a Graph capture; record it inside one, or use "
                               "push() and record()");
-    VkBuffer buffer;
-    VkDeviceSize offset;
     if (source.size() > m.byte_capacity)
         throw InvalidArgument("Bslz4Decoder::record: a source of " + std::to_string(source.size()) +
                               " bytes; the decoder holds at most " + std::to_string(m.byte_capacity) +
                               " (give max_compressed_bytes)");
-    if (source.empty() || !st.allocator().find_host(source.data(), source.size(), buffer, offset))
+    if (source.empty() || !st.pinned(source.data(), source.size()))
         throw InvalidArgument("Bslz4Decoder::record: the source (" + std::to_string(source.size()) +
                               " bytes) does not lie in one PinnedBuffer of this context; graphs copy only from "
                               "pinned memory");
@@ -374,12 +371,11 @@ void Bslz4Decoder::check() const {
     std::vector<uint32_t> pulled;
     const uint32_t* flags = nullptr;
     if (m.staged) {
-        detail::ContextState& st = m.ctx->state();
-        const uint64_t last = m.flags.storage()->last_serial;
-        if (last < m.staged_serial || last >= st.pending_serial())
+        detail::OpServices& st = ops::services(*m.ctx);
+        if (!st.submitted_since(m.flags, m.staged_at))
             throw InvalidArgument("Bslz4Decoder::check: the batch staged last has not been decoded; launch the "
                                   "graph recorded with record(source) after stage() and before check()");
-        st.wait(last);
+        st.finish_submitted(m.flags);
         flags = m.pinned_flags.as<const uint32_t>().data();
     } else {
         if (m.pushed_blocks == 0) return;

@@ -62,9 +62,9 @@ void check_arguments(const Array& a, double kappa, int max_iters) {
         throw InvalidArgument(
             "kappa_sigma_clip: the array is null (default-constructed); pass an array made with "
             "Array::empty, Array::from_host or an operation");
-    if (!a.state().device().enabled().float64)
+    if (!ops::services(a).enabled().float64)
         throw Unsupported("kappa_sigma_clip: needs a device with shaderFloat64 for its float64 sums; '" +
-                          a.state().info().name + "' has none");
+                          ops::services(a).info().name + "' has none");
 }
 
 [[noreturn]] void throw_no_finite(size_t size) {
@@ -81,7 +81,7 @@ struct Recorded {
 // (non-finite keys after them). state[0] receives the number of finite
 // values, state[1] sort_scatter's error flag.
 Array record_sort(const Array& a, const Array& state) {
-    detail::ContextState& ctx = a.state();
+    detail::OpServices& ctx = ops::services(a);
     Context context = a.context();
     const DType t = a.dtype();
     const auto n = static_cast<uint32_t>(a.size());
@@ -129,7 +129,7 @@ Array record_sort(const Array& a, const Array& state) {
 Recorded record_clip(const Array& a, double kappa, int max_iters) {
     check_arguments(a, kappa, max_iters);
     if (a.size() == 0) throw_no_finite(0);
-    detail::ContextState& ctx = a.state();
+    detail::OpServices& ctx = ops::services(a);
     Context context = a.context();
     const uint64_t key_bytes = a.dtype() == DType::float64 ? 8 : 4;
     const uint64_t range = ctx.info().max_storage_buffer_range;
@@ -212,7 +212,7 @@ ClipResult kappa_sigma_clip(const Array& a, double kappa, int max_iters, bool re
     if (return_mask) {
         Array mask = Array::empty(a.context(), a.shape(), DType::uint8);
         const auto n = static_cast<uint32_t>(a.size());
-        Dispatcher d(a.state(), ops::variant(ops::Shader::clip_mask, a.dtype()), linear_local);
+        Dispatcher d(ops::services(a), ops::variant(ops::Shader::clip_mask, a.dtype()), linear_local);
         d.read(a).read(rec.bounds).write(mask).push(n).stride_grid(n).record();
         r.mask = mask;
     }

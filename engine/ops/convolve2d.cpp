@@ -34,14 +34,14 @@ void require_2d(const Shape& s, const char* what) {
 }
 
 // Host copies of kernels read before. A kernel whose memory no command has
-// used since it was read (last_serial unchanged) still holds those values,
-// so applying one kernel to many images reads it back once. Memory that the
-// host writes in place (push on lavapipe) shows no serial: it is read again,
-// which costs a memcpy there.
+// used since it was read (its version unchanged, OpServices::version) still
+// holds those values, so applying one kernel to many images reads it back
+// once. Memory that the host writes in place (push on lavapipe) has no
+// version: it is read again, which costs a memcpy there.
 struct Memo {
     std::weak_ptr<detail::Storage> storage;
     const detail::Storage* key;
-    uint64_t serial;
+    uint64_t version;
     HostArray values;
 };
 std::mutex memo_mutex;
@@ -49,21 +49,20 @@ std::deque<Memo> memo;
 constexpr size_t memo_entries = 16;
 
 HostArray read_kernel(const Array& k) {
-    detail::ContextState& ctx = k.state();
+    detail::OpServices& ctx = ops::services(k);
     const std::shared_ptr<detail::Storage>& s = k.storage();
-    auto tracked = [&] { return s->placed() && !(s->mapped && ctx.options().direct_host_access); };
-    if (tracked() && s->last_serial < ctx.pending_serial()) {
+    if (const auto version = ctx.version(k)) {
         std::lock_guard lock(memo_mutex);
         for (const Memo& m : memo)
-            if (m.key == s.get() && m.storage.lock() == s && m.serial == s->last_serial &&
-                m.values.shape == k.shape() && m.values.dtype == k.dtype())
+            if (m.key == s.get() && m.storage.lock() == s && m.version == *version && m.values.shape == k.shape() &&
+                m.values.dtype == k.dtype())
                 return m.values;
     }
     HostArray h = k.to_host();
-    if (tracked()) {
+    if (const auto version = ctx.version(k)) {
         std::lock_guard lock(memo_mutex);
         std::erase_if(memo, [&](const Memo& m) { return m.key == s.get() || m.storage.expired(); });
-        memo.push_front({s, s.get(), s->last_serial, h});
+        memo.push_front({s, s.get(), *version, h});
         if (memo.size() > memo_entries) memo.pop_back();
     }
     return h;
@@ -152,7 +151,7 @@ Array convolve2d_impl(const Array& image, const Array* kdev, const HostArray* kh
     std::optional<std::vector<double>> values;
     if (khost)
         values = host_values(*khost);
-    else if (!ctx.state().capturing())
+    else if (!ops::services(ctx).capturing())
         values = host_values(read_kernel(*kdev));
     if (values) {
         if (auto f = rank_one(*values, kh, kw, r)) {

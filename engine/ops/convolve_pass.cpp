@@ -41,13 +41,13 @@ struct WeightsPush {
     uint32_t w[30];
 };
 
-uint32_t shared_budget(detail::ContextState& ctx) {
+uint32_t shared_budget(detail::OpServices& ctx) {
     return std::min(ctx.info().max_shared_memory, shared_cap);
 }
 
 // Workgroups along one grid axis: every tile, up to the device's limit
 // (the shaders loop over the rest).
-uint32_t grid(uint64_t tiles, detail::ContextState& ctx, int axis) {
+uint32_t grid(uint64_t tiles, detail::OpServices& ctx, int axis) {
     uint64_t limit = std::min<uint64_t>(ctx.info().max_workgroup_count[axis], 65535);
     return static_cast<uint32_t>(std::clamp<uint64_t>(tiles, 1, limit));
 }
@@ -112,7 +112,7 @@ void record_direct_axis(const Separable& s, bool along_y) {
 }
 
 void record_sep_kernel(const Separable& s) {
-    detail::ContextState& ctx = s.in.state();
+    detail::OpServices& ctx = ops::services(s.in);
     const DType t = s.in.dtype();
     const uint32_t ky = static_cast<uint32_t>(s.y.size()), kx = static_cast<uint32_t>(s.x.size());
     // Sizes measured on the H200 (kiln-bench W1, W3-W5): the x pass alone
@@ -246,7 +246,7 @@ void record(const Separable& original) {
 }
 
 void record(const General& g) {
-    detail::ContextState& ctx = g.in.state();
+    detail::OpServices& ctx = ops::services(g.in);
     const DType t = g.in.dtype();
     const size_t esz = dtype_size(t);
     const std::array<uint32_t, 3> tiled_local{32, 8, 1};
@@ -292,7 +292,7 @@ Array upload_weights(const Context& ctx, std::span<const double> w, DType t) {
     const size_t words = dtype_size(t) / 4;
     std::vector<uint32_t> bits(w.size() * words);
     for (size_t i = 0; i < w.size(); ++i) put_weight(bits.data(), i, w[i], t);
-    if (!ctx.state().capturing())
+    if (!ops::services(ctx).capturing())
         return Array::from_host(ctx, Shape{w.size()}, t, bits.data(), bits.size() * 4);
     Array a = Array::empty(ctx, Shape{w.size()}, t);
     Array as_words(ctx.shared_state(), a.storage(), Shape{bits.size()}, DType::uint32);
@@ -301,7 +301,7 @@ Array upload_weights(const Context& ctx, std::span<const double> w, DType t) {
         p.offset = static_cast<uint32_t>(off);
         p.count = static_cast<uint32_t>(std::min<size_t>(30, bits.size() - off));
         std::memcpy(p.w, bits.data() + off, p.count * 4);
-        Dispatcher(ctx.state(), ops::KernelId::conv_weights, {32, 1, 1})
+        Dispatcher(ops::services(ctx), ops::KernelId::conv_weights, {32, 1, 1})
             .write(as_words)
             .push(p)
             .cover(p.count)

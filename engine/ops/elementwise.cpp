@@ -32,7 +32,7 @@ struct Operand {
 void elementwise(ops::KernelId kernel, const std::vector<Operand>& operands, ElemPush push,
                  size_t push_bytes, const std::vector<uint32_t>& specs = {}) {
     const Array& first = *operands.front().array;
-    detail::ContextState& ctx = first.state();
+    detail::OpServices& ctx = ops::services(first);
     const uint64_t n = first.size();
     size_t widest = 1;
     for (auto& o : operands) widest = std::max(widest, dtype_size(o.array->dtype()));
@@ -58,9 +58,9 @@ void elementwise(ops::KernelId kernel, const std::vector<Operand>& operands, Ele
 // float32 arrays of a multiple of 4 elements that fit one binding go four
 // elements per invocation.
 bool binary4(const Array& a, const Array& b, const Array& out, ElemPush push, BinaryOp op, uint32_t mode) {
-    if (a.dtype() != DType::float32 || a.size() % 4 || a.nbytes() > a.state().info().max_storage_buffer_range)
+    if (a.dtype() != DType::float32 || a.size() % 4 || a.nbytes() > ops::services(a).info().max_storage_buffer_range)
         return false;
-    Dispatcher d(a.state(), ops::KernelId::binary4, linear_local);
+    Dispatcher d(ops::services(a), ops::KernelId::binary4, linear_local);
     push.n = static_cast<uint32_t>(a.size() / 4);
     d.read(a).read(b).write(out).spec(static_cast<uint32_t>(op)).spec(mode);
     d.push_raw(&push, 16).stride_grid(push.n).record();
@@ -103,8 +103,8 @@ Array copy(const Array& a) {
     Shape ws{words};
     Array src(a.context().shared_state(), a.storage(), ws, DType::uint32);
     Array dst(out.context().shared_state(), out.storage(), ws, DType::uint32);
-    if (wide && ops::max_elements_per_binding(a.state(), 4) >= words) {
-        Dispatcher d(a.state(), ops::KernelId::copy_u128, linear_local);
+    if (wide && ops::max_elements_per_binding(ops::services(a), 4) >= words) {
+        Dispatcher d(ops::services(a), ops::KernelId::copy_u128, linear_local);
         uint32_t n = static_cast<uint32_t>(words / 4);
         d.read(src).write(dst).push(n).stride_grid(n).record();
     } else {
@@ -267,7 +267,7 @@ Array threshold(const Array& image, const Array& scalars, size_t index, double f
         throw InvalidArgument("threshold: index " + std::to_string(index) + " is past the " +
                               std::to_string(scalars.size()) + " scalars");
     Array out = new_like(image, DType::uint8);
-    detail::ContextState& ctx = image.state();
+    detail::OpServices& ctx = ops::services(image);
     struct {
         uint32_t n, index;
         uint32_t factor_bits[2];
@@ -311,8 +311,8 @@ Array where_impl(const Array& cond_in, const Array* a, double sa, const Array* b
         Array dummy = Array::empty(cond.context(), Shape{1}, t);
         const Array& pa = a ? *a : dummy;
         const Array& pb = b ? *b : dummy;
-        Dispatcher d(cond.state(), ops::variant(ops::Shader::where, t), linear_local);
-        if (out.size() > ops::max_elements_per_binding(cond.state(), 8))
+        Dispatcher d(ops::services(cond), ops::variant(ops::Shader::where, t), linear_local);
+        if (out.size() > ops::max_elements_per_binding(ops::services(cond), 8))
             throw Unsupported("where with a scalar on arrays this large is not split; use array operands");
         d.read(cond).read(pa).read(pb).write(out).spec(a ? 0 : 1).spec(b ? 0 : 1);
         p.n = static_cast<uint32_t>(out.size());

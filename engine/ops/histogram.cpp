@@ -31,7 +31,7 @@ enum class Mode : uint32_t { compute = 0, table = 1, search = 2, direct = 3 };
 // The workgroup size of one of our kernels: tuned for this dtype variant,
 // else for all variants ("hist_count"), else the default. (The Dispatcher
 // itself looks up the exact name and the family before the first '_'.)
-std::array<uint32_t, 3> local_size(detail::ContextState& ctx, ops::Shader shader, DType t) {
+std::array<uint32_t, 3> local_size(detail::OpServices& ctx, ops::Shader shader, DType t) {
     if (auto s = ctx.workgroup_size(shaders::info(ops::variant(shader, t)).name)) return *s;
     if (auto s = ctx.workgroup_size(shaders::shader_names[static_cast<uint16_t>(shader)])) return *s;
     return linear_local;
@@ -49,7 +49,7 @@ void check_input(const Array& a, const char* op) {
 // A capture records GPU work only; pushing tables and reading back ranges
 // happen at once, so those cases cannot be part of a Graph.
 void refuse_capture(const Context& ctx, const char* op, const char* why) {
-    if (ctx.state().capturing())
+    if (ops::services(ctx).capturing())
         throw InvalidArgument(std::string(op) + " inside a Graph capture: this call " + why +
                               ", which a capture cannot record; call it outside the capture (only integer "
                               "histograms with a range and bins one integer wide can be captured)");
@@ -57,7 +57,7 @@ void refuse_capture(const Context& ctx, const char* op, const char* why) {
 
 // Elements per binding, a multiple of 256 so every piece's offset stays aligned.
 uint64_t piece_elements(const Array& a) {
-    return std::min<uint64_t>(ops::max_elements_per_binding(a.state(), dtype_size(a.dtype())) / 256 * 256,
+    return std::min<uint64_t>(ops::max_elements_per_binding(ops::services(a), dtype_size(a.dtype())) / 256 * 256,
                               1ull << 31);
 }
 
@@ -79,7 +79,7 @@ DType accumulator(DType t) {
 }
 
 MinMax min_max(const Array& a) {
-    detail::ContextState& ctx = a.state();
+    detail::OpServices& ctx = ops::services(a);
     const Context context = a.context();
     const DType t = a.dtype();
     const size_t es = dtype_size(t);
@@ -211,7 +211,7 @@ struct Plan {
 };
 
 void record_count(const Array& a, const Plan& plan, const Array& counts) {
-    detail::ContextState& ctx = a.state();
+    detail::OpServices& ctx = ops::services(a);
     const DType t = a.dtype();
     const size_t es = dtype_size(t);
     const uint64_t n = a.size(), piece = piece_elements(a);

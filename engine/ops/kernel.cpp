@@ -42,7 +42,7 @@ bool is_builtin_kernel(std::string_view name) {
 }
 
 void check_same_context(const Array& a, const Array& b, const char* op) {
-    if (&a.state() != &b.state())
+    if (&services(a) != &services(b))
         throw InvalidArgument(std::string(op) +
                               ": the arrays belong to different contexts; copy one over with "
                               "Array::from_host(ctx, other.to_host()) first");
@@ -59,7 +59,7 @@ void check_same_shape(const Array& a, const Array& b, const char* op, bool dtype
                               " differ; cast one with kiln::cast(array, dtype) first");
 }
 
-Dispatcher::Dispatcher(detail::ContextState& ctx, KernelId kernel, std::array<uint32_t, 3> default_local)
+Dispatcher::Dispatcher(detail::OpServices& ctx, KernelId kernel, std::array<uint32_t, 3> default_local)
     : ctx_(ctx), builtin_(&shaders::info(kernel)) {
     node_.spirv = shaders::spirv(kernel);
     std::string name = builtin_->name;
@@ -84,7 +84,7 @@ void Dispatcher::check_push_size(size_t bytes, size_t align) const {
                     std::to_string(block) + " bytes: the op and its shader disagree");
 }
 
-Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
+Dispatcher::Dispatcher(detail::OpServices& ctx, std::string kernel, std::span<const uint32_t> spirv,
                        std::shared_ptr<const void> owner, std::string entry, std::array<uint32_t, 3> local)
     : ctx_(ctx), local_(ctx.workgroup_size(kernel).value_or(local)) {
     node_.spirv = spirv;
@@ -95,7 +95,7 @@ Dispatcher::Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<
 }
 
 Dispatcher& Dispatcher::bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access) {
-    if (&a.state() != &ctx_)
+    if (&services(a) != &ctx_)
         throw InvalidArgument(node_.name + ": an array from another context was passed; arrays must belong "
                                            "to the context the operation runs on");
     VkDeviceSize bytes = range ? range : a.nbytes() - offset;
@@ -207,18 +207,13 @@ std::array<uint32_t, 2> accumulator_bits(double v, bool f64) {
     return bits;
 }
 
-uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size) {
+uint64_t max_elements_per_binding(const detail::OpServices& ctx, size_t elem_size) {
     return ctx.info().max_storage_buffer_range / elem_size;
 }
 
 Array kept_zeros(const Context& c, const std::string& key, uint64_t words) {
-    detail::ContextState& ctx = c.state();
-    detail::ContextState::Kept& kept = ctx.kept(key);
-    if (!kept.storage || kept.storage->bytes < words * 4) {
-        kept.storage = std::make_shared<detail::Storage>(&ctx, words * 4);
-        ctx.place(*kept.storage);  // placed now: never a graph's transient
-        kept.ready = false;
-    }
+    detail::OpServices& ctx = services(c);
+    detail::OpServices::Kept& kept = ctx.kept(key, words * 4);
     Array a(c.shared_state(), kept.storage, Shape{kept.storage->bytes / 4}, DType::uint32);
     if (!kept.ready || ctx.capturing()) {
         fill(a, 0);

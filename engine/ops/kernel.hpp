@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "graph/context_state.hpp"
+#include "graph/op_services.hpp"
 #include "kiln/array.hpp"
 #include "ops/kernel_table.hpp"
 
@@ -30,10 +30,10 @@ class Dispatcher {
 public:
     /// default_local: the kernel's workgroup size unless the context has a
     /// tuned one for this kernel (or its shader's) name.
-    Dispatcher(detail::ContextState& ctx, KernelId kernel, std::array<uint32_t, 3> default_local);
+    Dispatcher(detail::OpServices& ctx, KernelId kernel, std::array<uint32_t, 3> default_local);
     /// A kernel compiled at run time: `owner` keeps `spirv` alive while the
     /// graph holds the node; `entry` is its entry point.
-    Dispatcher(detail::ContextState& ctx, std::string kernel, std::span<const uint32_t> spirv,
+    Dispatcher(detail::OpServices& ctx, std::string kernel, std::span<const uint32_t> spirv,
                std::shared_ptr<const void> owner, std::string entry, std::array<uint32_t, 3> local);
 
     Dispatcher& read(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
@@ -70,7 +70,7 @@ public:
 private:
     Dispatcher& bind(const Array& a, VkDeviceSize offset, VkDeviceSize range, detail::Access access);
     void check_push_size(size_t bytes, size_t align) const;
-    detail::ContextState& ctx_;
+    detail::OpServices& ctx_;
     const shaders::KernelInfo* builtin_ = nullptr;  // null for run-time compiled kernels
     detail::Dispatch node_;
     std::array<uint32_t, 3> local_;
@@ -92,6 +92,6 @@ std::array<uint32_t, 2> accumulator_bits(double v, bool f64);
 Array kept_zeros(const Context& c, const std::string& key, uint64_t words);
 
 /// Largest number of elements of `elem_size` one binding may cover on this device.
-uint64_t max_elements_per_binding(detail::ContextState& ctx, size_t elem_size);
+uint64_t max_elements_per_binding(const detail::OpServices& ctx, size_t elem_size);
 
 } // namespace kiln::ops

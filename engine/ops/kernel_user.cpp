@@ -156,7 +156,7 @@ std::string Scalar::str() const {
 }
 
 std::string cache_directory(const Context& ctx) {
-    const std::string& o = ctx.state().options().cache_dir;
+    const std::string& o = ops::services(ctx).options().cache_dir;
     if (!o.empty()) return o;
     if (const char* d = std::getenv("KILN_CACHE_DIR"); d && *d) return d;
     if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return (std::filesystem::path(d) / "kiln").string();
@@ -336,7 +336,7 @@ void Kernel::Launch::groups(uint32_t x, uint32_t y, uint32_t z) {
     if (!missing.empty())
         throw InvalidArgument(k.where() + ": push constant " + missing +
                               " not set; set every member of the push-constant block before launching");
-    ops::Dispatcher d(k.ctx.state(), k.profile_name, k.shader->spirv, k.shader, k.shader->entry,
+    ops::Dispatcher d(ops::services(k.ctx), k.profile_name, k.shader->spirv, k.shader, k.shader->entry,
                       k.local_size());
     // Bindings 0..max in order; a number the source skips gets a placeholder.
     Array placeholder;

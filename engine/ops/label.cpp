@@ -66,7 +66,7 @@ uint32_t ceil_div(uint64_t a, uint64_t b) {
 }
 
 // Groups for `count` workgroups of a kernel that loops over the rest.
-uint32_t capped_groups(detail::ContextState& ctx, uint64_t count) {
+uint32_t capped_groups(detail::OpServices& ctx, uint64_t count) {
     return static_cast<uint32_t>(std::clamp<uint64_t>(
         count, 1, std::min<uint64_t>(ctx.info().max_workgroup_count[0], 65535)));
 }
@@ -82,7 +82,7 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
     if (mask.size() >= 0x7FFFFFFFull)
         throw Unsupported("label: the mask has " + std::to_string(mask.size()) +
                           " elements; at most 2147483646 are supported");
-    detail::ContextState& ctx = mask.state();
+    detail::OpServices& ctx = ops::services(mask);
     // Passes 3-5 share blocks out among whole subgroups: a tuned size that
     // splits one is refused before anything is recorded.
     Dispatcher(ctx, ops::KernelId::label_flatten, linear_local).whole_subgroups();
@@ -160,7 +160,7 @@ LabelsAsync label_async(const Array& mask, int connectivity) {
 Labels label(const Array& mask, int connectivity) {
     LabelsAsync pending = label_async(mask, connectivity);
     int32_t count = 0;
-    ops::read_back(pending.count, &count, sizeof count);  // one submission, one wait
+    ops::read_back(pending.count, &count, sizeof count);  // one submission, read once done
     return {pending.labels, count};
 }
 

@@ -36,13 +36,13 @@ void check_image(const Array& image, const Array& labels, bool float64) {
     if (image.size() >= 0xFFFFFFFFull)
         throw Unsupported("measure: the image has " + std::to_string(image.size()) +
                           " pixels; at most 4294967294 are supported");
-    const bool device_float64 = image.state().device().enabled().float64;
+    const bool device_float64 = ops::services(image).enabled().float64;
     if (image.dtype() == DType::float64 && !device_float64)
-        throw Unsupported("measure: '" + image.state().info().name +
+        throw Unsupported("measure: '" + ops::services(image).info().name +
                           "' has no float64 support; cast the image to float32 first");
     if (float64 && !device_float64)
         throw Unsupported("measure: float64 accumulation needs float64 support, which '" +
-                          image.state().info().name + "' lacks");
+                          ops::services(image).info().name + "' lacks");
     if (!float64 && image.dtype() == DType::float64)
         throw Unsupported("measure: float64 images are measured with float64 accumulation only");
 }
@@ -53,7 +53,7 @@ int64_t largest_label(const Array& labels) {
     const int32_t init[2] = {std::numeric_limits<int32_t>::min(), 0};
     Array out = Array::from(labels.context(), Shape{2}, std::span<const int32_t>(init));
     Array words(labels.context().shared_state(), labels.storage(), labels.shape(), DType::uint32);
-    ops::Dispatcher d(labels.state(), ops::KernelId::measure_range, {256, 1, 1});
+    ops::Dispatcher d(ops::services(labels), ops::KernelId::measure_range, {256, 1, 1});
     const auto n = static_cast<uint32_t>(labels.size());
     d.read(words).read_write(out).spec(is_unsigned).push(n).stride_grid(n).record();
     const auto v = out.to_vector<int32_t>();
@@ -222,12 +222,12 @@ std::vector<LabelStats> measure_with(const Array& image, const Array& labels,
 
 std::vector<LabelStats> measure(const Array& image, const Array& labels,
                                 std::span<const int32_t> index) {
-    const bool float64 = image && image.state().device().enabled().float64;
+    const bool float64 = image && ops::services(image).enabled().float64;
     return ops::measure_with(image, labels, index, float64);
 }
 
 Measurements measure_async(const Array& image, const Array& labels, int32_t count) {
-    const bool float64 = image && image.state().device().enabled().float64;
+    const bool float64 = image && ops::services(image).enabled().float64;
     check_image(image, labels, float64);
     if (labels.dtype() != DType::int32)
         throw InvalidArgument(
@@ -241,7 +241,7 @@ Measurements measure_async(const Array& image, const Array& labels, int32_t coun
 }
 
 Measurements measure_async(const Array& image, const LabelsAsync& labels) {
-    const bool float64 = image && image.state().device().enabled().float64;
+    const bool float64 = image && ops::services(image).enabled().float64;
     check_image(image, labels.labels, float64);
     if (labels.labels.dtype() != DType::int32)
         throw InvalidArgument("measure: labels are " +

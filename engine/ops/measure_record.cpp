@@ -45,12 +45,12 @@ struct ReducePush {
 };
 static_assert(sizeof(ReducePush) == 24);
 
-uint32_t capped(detail::ContextState& ctx, uint64_t groups) {
+uint32_t capped(detail::OpServices& ctx, uint64_t groups) {
     return static_cast<uint32_t>(std::clamp<uint64_t>(
         groups, 1, std::min<uint64_t>(ctx.info().max_workgroup_count[0], 65535)));
 }
 
-uint32_t ctx_small_slot(detail::ContextState& ctx) {
+uint32_t ctx_small_slot(detail::OpServices& ctx) {
     return ctx.info().type == "cpu" ? cpu_small_slot : 0;
 }
 
@@ -58,7 +58,7 @@ uint32_t ctx_small_slot(detail::ContextState& ctx) {
 // fill a large GPU. A CPU driver (lavapipe) runs a few at a time, each with
 // a high start-up cost (a coroutine per invocation group for the barriers),
 // so there fewer do the same work sooner.
-uint32_t looping_grid(detail::ContextState& ctx, uint64_t items) {
+uint32_t looping_grid(detail::OpServices& ctx, uint64_t items) {
     return capped(ctx, std::min<uint64_t>(items, ctx.info().type == "cpu" ? 64 : 2048));
 }
 
@@ -66,8 +66,8 @@ uint32_t looping_grid(detail::ContextState& ctx, uint64_t items) {
 
 Measurements::Raw record_measure(const Array& image, const Array& labels, const SlotMap& map,
                                  bool float64, std::optional<uint32_t> small, const Array* count) {
-    const uint32_t small_slot = small.value_or(ctx_small_slot(image.state()));
-    detail::ContextState& ctx = image.state();
+    const uint32_t small_slot = small.value_or(ctx_small_slot(ops::services(image)));
+    detail::OpServices& ctx = ops::services(image);
     // The kept counters are zero only between whole measurements: another
     // thread's must not record between this one's passes.
     const auto lock = ctx.lock();

@@ -29,12 +29,12 @@ void check_upper(uint32_t upper, const char* op) {
 }
 
 // Numbers per binding of the uint8 flags, a multiple of `unit`.
-uint64_t piece_numbers(detail::ContextState& ctx, uint64_t unit) {
+uint64_t piece_numbers(detail::OpServices& ctx, uint64_t unit) {
     return std::max<uint64_t>(unit, ops::max_elements_per_binding(ctx, 1) / unit * unit);
 }
 
 void record_trial(const Array& flags, uint32_t base) {
-    detail::ContextState& ctx = flags.state();
+    detail::OpServices& ctx = ops::services(flags);
     const uint64_t n = flags.size(), piece = piece_numbers(ctx, 256);
     for (uint64_t start = 0; start < n; start += piece) {
         const uint64_t count = std::min(piece, n - start);
@@ -60,7 +60,7 @@ struct Compacted {
 };
 
 Compacted compact(const Array& flags, uint32_t base, uint64_t bound) {
-    detail::ContextState& ctx = flags.state();
+    detail::OpServices& ctx = ops::services(flags);
     const Context context = flags.context();
     if (bound * 4 > ctx.info().max_storage_buffer_range)
         throw Unsupported("primes: a list of up to " + std::to_string(bound) + " numbers (" +
@@ -132,7 +132,7 @@ Array prime_flags_sieve(const Context& ctx, uint32_t upper) {
     const Compacted base = compact(base_flags, 0, prime_count_bound(root + 1ull));
 
     Array flags = Array::empty(ctx, Shape{upper}, DType::uint8);
-    detail::ContextState& st = ctx.state();
+    detail::OpServices& st = ops::services(ctx);
     // Segments of a power of two of bitmap words, no more flags than one binding takes.
     const auto words = static_cast<uint32_t>(std::clamp<uint64_t>(
         std::bit_floor(ops::max_elements_per_binding(st, 1) / 32), 1, max_segment_words));

@@ -1,7 +1,8 @@
 // Whole-array reductions: a first pass where every workgroup reduces its
 // share of the elements to one partial (pieces of arrays larger than one
 // binding write their partials side by side), then one workgroup combines the
-// partials. Both passes are recorded; nothing waits unless a host value is asked for.
+// partials. Both passes are recorded; the host is held up only where a
+// host value is asked for.
 #include "kiln/reduce.hpp"
 #include "kiln/manifest.hpp"
 
@@ -34,16 +35,16 @@ void require(const Array& a, const char* fn) {
 
 // Whether sums accumulate in float64 (else compensated float32 pairs).
 bool float64_accumulation(const Array& a, Accumulation acc, const char* fn) {
-    const bool has = a.state().device().enabled().float64;
+    const bool has = ops::services(a).enabled().float64;
     if (a.dtype() == DType::float64) {
         if (!has)
             throw Unsupported(std::string(fn) + ": float64 arrays need a device with shaderFloat64, which '" +
-                              a.state().info().name + "' lacks; cast to float32 first");
+                              ops::services(a).info().name + "' lacks; cast to float32 first");
         return true;  // float32 pairs cannot hold float64 values
     }
     if (acc == Accumulation::float64 && !has)
         throw Unsupported(std::string(fn) + ": float64 accumulation needs a device with shaderFloat64, which '" +
-                          a.state().info().name + "' lacks; use Accumulation::automatic or compensated");
+                          ops::services(a).info().name + "' lacks; use Accumulation::automatic or compensated");
     return has && acc != Accumulation::compensated;
 }
 
@@ -56,7 +57,7 @@ struct Piece {
 
 std::vector<Piece> pieces_of(const Array& a) {
     const uint64_t n = a.size();
-    uint64_t piece = ops::max_elements_per_binding(a.state(), dtype_size(a.dtype())) / 256 * 256;
+    uint64_t piece = ops::max_elements_per_binding(ops::services(a), dtype_size(a.dtype())) / 256 * 256;
     piece = std::min<uint64_t>(piece, 1ull << 30);
     std::vector<Piece> out;
     uint32_t parts = 0;
@@ -93,7 +94,7 @@ Array sum_partials(const Array& a, bool f64, uint32_t mode, const Array* mean) {
     Array placeholder = mean ? *mean : Array::empty(ctx, Shape{acc_elems(f64)}, acc_dtype(f64));
     const ops::KernelId kernel = ops::variant(ops::Shader::reduce_sum, a.dtype(), acc_dtype(f64));
     for (const Piece& pc : ps) {
-        Dispatcher d(a.state(), kernel, linear_local);
+        Dispatcher d(ops::services(a), kernel, linear_local);
         bind_piece(d, a, pc);
         struct {
             uint32_t n, part_base;
@@ -112,7 +113,7 @@ Array sum_final(const Array& partials, bool f64, SumOp op, uint64_t n, double di
         std::array<uint32_t, 2> n_bits, div_bits;
     } push{static_cast<uint32_t>(partials.size() / acc_elems(f64)), 0, ops::accumulator_bits(static_cast<double>(n), f64),
            ops::accumulator_bits(divisor, f64)};
-    Dispatcher d(partials.state(), ops::variant(ops::Shader::reduce_final, acc_dtype(f64)), linear_local);
+    Dispatcher d(ops::services(partials), ops::variant(ops::Shader::reduce_final, acc_dtype(f64)), linear_local);
     d.read(partials).write(result).spec(static_cast<uint32_t>(op)).push(push).groups(1).record();
     return result;
 }
@@ -171,16 +172,16 @@ struct Extreme {
 
 Extreme extreme(const Array& a, ExtremeOp op, const char* fn) {
     require(a, fn);
-    if (a.dtype() == DType::float64 && !a.state().device().enabled().float64)
+    if (a.dtype() == DType::float64 && !ops::services(a).enabled().float64)
         throw Unsupported(std::string(fn) + ": float64 arrays need a device with shaderFloat64, which '" +
-                          a.state().info().name + "' lacks");
+                          ops::services(a).info().name + "' lacks");
     const auto ps = pieces_of(a);
     Context ctx = a.context();
     const uint32_t parts = total_parts(ps);
     Array values = Array::empty(ctx, Shape{parts}, widened(a.dtype()));
     Array indices = Array::empty(ctx, Shape{uint64_t(parts) * 2}, DType::uint32);
     for (const Piece& pc : ps) {
-        Dispatcher d(a.state(), ops::variant(ops::Shader::reduce_extreme, a.dtype()), linear_local);
+        Dispatcher d(ops::services(a), ops::variant(ops::Shader::reduce_extreme, a.dtype()), linear_local);
         bind_piece(d, a, pc);
         struct {
             uint32_t n, part_base, base_lo, base_hi;
@@ -189,7 +190,7 @@ Extreme extreme(const Array& a, ExtremeOp op, const char* fn) {
         d.write(values).write(indices).spec(static_cast<uint32_t>(op)).push(push).groups(pc.groups).record();
     }
     Extreme r{Array::empty(ctx, Shape{1}, a.dtype()), Array::empty(ctx, Shape{2}, DType::uint32)};
-    Dispatcher d(a.state(), ops::variant(ops::Shader::reduce_extreme_final, a.dtype()), linear_local);
+    Dispatcher d(ops::services(a), ops::variant(ops::Shader::reduce_extreme_final, a.dtype()), linear_local);
     d.read(values).read(indices).write(r.value).write(r.index).spec(static_cast<uint32_t>(op)).push(parts);
     d.groups(1).record();
     return r;

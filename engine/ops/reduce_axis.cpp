@@ -49,8 +49,8 @@ AxisLayout layout_of(const Array& a, Axis axis, const char* fn) {
 
 Array reduce_axis(const Array& a, Axis axis, AxisOp op, int ddof, Accumulation acc, const char* fn) {
     const AxisLayout l = layout_of(a, axis, fn);
-    detail::ContextState& ctx = a.state();
-    const bool has64 = ctx.device().enabled().float64;
+    detail::OpServices& ctx = ops::services(a);
+    const bool has64 = ctx.enabled().float64;
     if (a.dtype() == DType::float64 && !has64)
         throw Unsupported(std::string(fn) + ": float64 arrays need a device with shaderFloat64, which '" +
                           ctx.info().name + "' lacks; cast to float32 first");

@@ -69,7 +69,7 @@ uint64_t shared_bytes(uint64_t hists, uint32_t bins, uint32_t local) {
 // bits and 256 (five percentiles 0.20 ms; with 12-10-10 bits a batch holds up
 // to eight targets, every element tested against each: 0.29 ms).
 Plan plan_for(const Array& a, size_t ranks) {
-    const DeviceInfo& info = a.state().info();
+    const DeviceInfo& info = ops::services(a).info();
     Plan p;
     std::vector<uint32_t> split{11, 11, 10};
     if (ranks <= 2 && info.max_workgroup_invocations >= 512 &&
@@ -102,7 +102,7 @@ Plan plan_for(const Array& a, size_t ranks) {
     const std::vector<Digit>& d = p.digits;
     p.fine = ranks <= p.width && p.width <= 2 && a.size() >= fine_min_elements && d.size() == 3 &&
              d[2].word == 0 && d[2].shift == 0 && d[1].shift == d[2].width && d[2].width <= d[1].width &&
-             (uint64_t(1) << (32 - d[0].width)) <= ops::max_elements_per_binding(a.state(), 4);
+             (uint64_t(1) << (32 - d[0].width)) <= ops::max_elements_per_binding(ops::services(a), 4);
     return p;
 }
 
@@ -136,7 +136,7 @@ double value_of_key(uint64_t key, DType t) {
 // hold the keys once the work is done.
 Array record_batch(const Array& a, std::span<const uint32_t> ranks, const Plan& plan, const Array& hist,
                    const Array& fine) {
-    detail::ContextState& ctx = a.state();
+    detail::OpServices& ctx = ops::services(a);
     Array state = Array::empty(a.context(), Shape{header_words + target_words * plan.width}, DType::uint32);
     struct {
         uint32_t n, fine_limit, pad0, pad1;
@@ -166,7 +166,7 @@ Array record_batch(const Array& a, std::span<const uint32_t> ranks, const Plan& 
 std::map<uint32_t, double> select_ranks(const Array& a, std::vector<uint32_t> ranks) {
     // The kept histogram is zero only between whole selections: another
     // thread's selection must not record between this one's passes.
-    const auto lock = a.state().lock();
+    const auto lock = ops::services(a).lock();
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     const Plan plan = plan_for(a, ranks.size());

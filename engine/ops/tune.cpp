@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "graph/context_state.hpp"
+#include "graph/op_services.hpp"
 #include "kiln/kernel.hpp"
 #include "kiln/profile.hpp"
 
@@ -83,12 +83,8 @@ std::vector<WorkgroupSize> default_candidates(const Context& ctx) {
 }
 
 std::vector<std::string> kernels_of(Context& ctx, const std::function<void()>& run_op) {
-    ctx.sync();
-    const uint64_t before = ctx.profile().event_count();
-    run_op();
-    ctx.sync();
     std::map<std::string, double> total;
-    for (const TraceEvent& e : ctx.profile().events_since(before))
+    for (const TraceEvent& e : ops::services(ctx).events_of(run_op))
         if (e.name != "push" && e.name != "pull") total[e.name] += e.duration_us;
     std::vector<std::pair<double, std::string>> order;
     for (auto& [name, us] : total) order.push_back({-us, name});
@@ -104,7 +100,7 @@ TuneResult tune(Context& ctx, const std::string& kernel, const std::function<voi
     if (repeats < 1) throw InvalidArgument("tune: repeats = " + std::to_string(repeats) + "; give repeats >= 1");
     if (candidates.empty()) candidates = default_candidates(ctx);
     if (candidates.empty()) throw InvalidArgument("tune: no candidate workgroup sizes");
-    if (ctx.state().options().timing == Timing::off || !ctx.device().timestamps)
+    if (ops::services(ctx).options().timing == Timing::off || !ctx.device().timestamps)
         throw Unsupported("tune: timing needs GPU timestamps; create the context with timing on, on a device "
                           "with timestamp queries");
     const auto previous = ctx.workgroup_size(kernel);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "kiln/device.hpp"
@@ -89,6 +90,41 @@ private:
     std::vector<uint64_t> heap_in_use_, heap_peak_;
     uint64_t peak_ = 0;
     uint32_t allocations_ = 0;
+};
+
+/// An allocation owned: returned to its allocator when this goes (the
+/// allocator must outlive it). Move-only; empty when default-constructed.
+class UniqueAllocation {
+public:
+    UniqueAllocation() = default;
+    /// Allocates `size` bytes of `usage` (Allocator::allocate).
+    UniqueAllocation(Allocator& allocator, VkDeviceSize size, MemoryUsage usage)
+        : allocator_(&allocator), allocation_(allocator.allocate(size, usage)) {}
+    ~UniqueAllocation() { reset(); }
+    UniqueAllocation(UniqueAllocation&& o) noexcept
+        : allocator_(o.allocator_), allocation_(std::exchange(o.allocation_, Allocation{})) {}
+    UniqueAllocation& operator=(UniqueAllocation&& o) noexcept {
+        if (this != &o) {
+            reset();
+            allocator_ = o.allocator_;
+            allocation_ = std::exchange(o.allocation_, Allocation{});
+        }
+        return *this;
+    }
+    UniqueAllocation(const UniqueAllocation&) = delete;
+    UniqueAllocation& operator=(const UniqueAllocation&) = delete;
+
+    const Allocation* operator->() const { return &allocation_; }
+    explicit operator bool() const { return static_cast<bool>(allocation_); }
+    /// Returns the memory to the allocator now.
+    void reset() {
+        if (allocation_) allocator_->free(allocation_);
+        allocation_ = {};
+    }
+
+private:
+    Allocator* allocator_ = nullptr;
+    Allocation allocation_;
 };
 
 } // namespace kiln::vk

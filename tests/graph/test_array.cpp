@@ -1,6 +1,5 @@
 #include <cstring>
 
-#include "graph/context_state.hpp"
 #include "graph/copy_pool.hpp"
 #include "support.hpp"
 

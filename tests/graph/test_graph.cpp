@@ -1,6 +1,6 @@
 #include <fstream>
 
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -55,8 +55,8 @@ TEST_CASE("schedule puts independent nodes in one level, dependent ones after", 
     using namespace kiln::detail;
     Context ctx = test::context();
     auto& st = ctx.state();
-    auto s1 = std::make_shared<Storage>(&st, 64), s2 = std::make_shared<Storage>(&st, 64),
-         s3 = std::make_shared<Storage>(&st, 64);
+    auto s1 = std::make_shared<Storage>(&st.retired, 64), s2 = std::make_shared<Storage>(&st.retired, 64),
+         s3 = std::make_shared<Storage>(&st.retired, 64);
     auto dispatch = [](std::vector<BufferRef> b) {
         Dispatch d;
         d.name = "k";
@@ -122,7 +122,7 @@ TEST_CASE("pending work is submitted past the node threshold", "[graph]") {
     Context ctx = test::context(o);
     Array a = Array::zeros(ctx, Shape{100});
     for (int i = 0; i < 20; ++i) a = add(a, 1.0);
-    CHECK(ctx.state().pending_serial() >= 3);  // two submissions went before any pull
+    CHECK(ctx.state().scheduler.pending_serial() >= 3);  // two submissions went before any pull
     CHECK(a.to_vector<float>() == std::vector<float>(100, 20.0f));
 }
 

@@ -1,4 +1,4 @@
-#include "graph/context_state.hpp"
+#include "graph/context_impl.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -15,8 +15,8 @@ TEST_CASE("the validation layer reports API misuse", "[context][validation]") {
     bci.size = 0;  // invalid: size must be greater than 0
     bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     VkBuffer buffer = VK_NULL_HANDLE;
-    VkResult r = vkCreateBuffer(ctx.state().device().handle(), &bci, nullptr, &buffer);
-    if (r == VK_SUCCESS && buffer) vkDestroyBuffer(ctx.state().device().handle(), buffer, nullptr);
+    VkResult r = vkCreateBuffer(ctx.state().resources.device().handle(), &bci, nullptr, &buffer);
+    if (r == VK_SUCCESS && buffer) vkDestroyBuffer(ctx.state().resources.device().handle(), buffer, nullptr);
     CHECK(ctx.validation_message_count() >= 1);
     REQUIRE(!seen.empty());
     CHECK(seen[0].find("validation") != std::string::npos);

@@ -49,13 +49,13 @@ TEST_CASE("a push-constant struct that disagrees with its shader's block is refu
     };
     static_assert(sizeof(Short) == 28);
     if (block != sizeof(Short)) {
-        ops::Dispatcher d(ctx.state(), KernelId::fill_float32, {64, 1, 1});
+        ops::Dispatcher d(ops::services(ctx), KernelId::fill_float32, {64, 1, 1});
         CHECK_THROWS_WITH(d.push(Short{}), Catch::Contains("fill_float32") && Catch::Contains("28-byte C++ struct") &&
                                                Catch::Contains(std::to_string(block) + " bytes"));
     }
     struct Long {
         uint32_t words[16];
     };
-    ops::Dispatcher d(ctx.state(), KernelId::fill_float32, {64, 1, 1});
+    ops::Dispatcher d(ops::services(ctx), KernelId::fill_float32, {64, 1, 1});
     CHECK_THROWS_WITH(d.push(Long{}), Catch::Contains("the op and its shader disagree"));
 }

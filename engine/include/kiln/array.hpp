@@ -13,7 +13,7 @@ namespace kiln {
 
 namespace detail {
 struct Storage;
-class ContextState;
+struct ContextImpl;
 }
 
 /// A device array. Copies are handles to the same memory (as CuPy arrays);
@@ -87,14 +87,14 @@ public:
 
     /// Internals for ops.
     const std::shared_ptr<detail::Storage>& storage() const { return storage_; }
-    detail::ContextState& state() const;
-    Array(std::shared_ptr<detail::ContextState> ctx, std::shared_ptr<detail::Storage> s, Shape shape,
+    detail::ContextImpl& state() const;
+    Array(std::shared_ptr<detail::ContextImpl> ctx, std::shared_ptr<detail::Storage> s, Shape shape,
           DType dtype);
 
 private:
     void check_dtype(DType t, const char* what) const;
     void require(const char* what) const;
-    std::shared_ptr<detail::ContextState> ctx_;
+    std::shared_ptr<detail::ContextImpl> ctx_;
     std::shared_ptr<detail::Storage> storage_;
     Shape shape_;
     DType dtype_ = DType::float32;

@@ -17,7 +17,7 @@
 namespace kiln {
 
 namespace detail {
-class ContextState;
+struct ContextImpl;
 }
 
 /// How much of the GPU work gets timestamp queries.
@@ -165,12 +165,12 @@ public:
     bool operator==(const Context& o) const { return state_ == o.state_; }
 
     /// The implementation, for ops and tools inside kiln.
-    detail::ContextState& state() const { return *state_; }
-    const std::shared_ptr<detail::ContextState>& shared_state() const { return state_; }
-    explicit Context(std::shared_ptr<detail::ContextState> s);
+    detail::ContextImpl& state() const { return *state_; }
+    const std::shared_ptr<detail::ContextImpl>& shared_state() const { return state_; }
+    explicit Context(std::shared_ptr<detail::ContextImpl> s);
 
 private:
-    std::shared_ptr<detail::ContextState> state_;
+    std::shared_ptr<detail::ContextImpl> state_;
 };
 
 } // namespace kiln
