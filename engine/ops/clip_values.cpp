@@ -18,12 +18,12 @@ struct ClipPush {
 Array clip_values(const Array& a, double lo, double hi) {
     if (!a) throw InvalidArgument("clip: a null Array was given");
     if (std::isnan(lo) || std::isnan(hi)) throw InvalidArgument("clip: the bounds must be numbers, not NaN");
-    if (a.size() > ops::max_elements_per_binding(a.state(), dtype_size(a.dtype())))
+    if (a.size() > ops::max_elements_per_binding(ops::services(a), dtype_size(a.dtype())))
         throw Unsupported("clip: " + std::to_string(a.size()) + " elements exceed one binding of this device");
     Array out = Array::empty(a.context(), a.shape(), a.dtype());
     const ClipPush p{static_cast<uint32_t>(a.size()), 0, ops::scalar_bits(lo, a.dtype()),
                      ops::scalar_bits(hi, a.dtype())};
-    ops::Dispatcher(a.state(), ops::variant(ops::Shader::clip_values, a.dtype()), {256, 1, 1})
+    ops::Dispatcher(ops::services(a), ops::variant(ops::Shader::clip_values, a.dtype()), {256, 1, 1})
         .read(a)
         .write(out)
         .push(p)
