@@ -112,6 +112,15 @@ struct ExternalDevice {
     /// then resets its timestamp queries from the host, which saves the
     /// in-command-buffer reset (about 2 us per submission on an H200).
     bool host_query_reset = false;
+    /// Features kiln needs on an adopted device (a Context refuses the
+    /// device without them, naming what to enable):
+    /// VkPhysicalDeviceVulkan13Features::synchronization2 and
+    /// VkPhysicalDeviceVulkan12Features::timelineSemaphore.
+    bool synchronization2 = false, timeline_semaphore = false;
+    /// When kiln shares the application's queue with other threads: kiln
+    /// calls lock_queue before and unlock_queue after each use of `queue`
+    /// (vkQueueSubmit2, vkQueueWaitIdle). Both or neither.
+    std::function<void()> lock_queue, unlock_queue;
 };
 
 /// Owns (or adopts) a Vulkan device and everything kiln does on it. Copies
