@@ -54,7 +54,7 @@ void check(VkResult r, const char* what) {
 std::string glfw_error() {
     const char* d = nullptr;
     int code = glfwGetError(&d);
-    return code == GLFW_NO_ERROR ? std::string("no reason given") : std::string(d ? d : "unknown");
+    return code == GLFW_NO_ERROR || !d ? std::string() : std::string(d);
 }
 
 bool has_layer(const char* name) {
@@ -95,9 +95,10 @@ uint64_t validation_message_count() { return validation_messages.load(); }
 Display::Display(const DisplayOptions& options) : options_(options) {
     glfwSetErrorCallback(nullptr);
     if (!glfwInit()) {
+        std::string why = glfw_error();
         const char* display = std::getenv("DISPLAY");
         const char* wayland = std::getenv("WAYLAND_DISPLAY");
-        throw kiln::Error("cannot open a window: " + glfw_error() +
+        throw kiln::Error("cannot open a window: " + (why.empty() ? "glfwInit failed" : why) +
                           ((!display || !*display) && (!wayland || !*wayland)
                                ? " (no display: DISPLAY is not set; run on a desktop or under "
                                  "`xvfb-run -a`)"
@@ -109,13 +110,13 @@ Display::Display(const DisplayOptions& options) : options_(options) {
                           "surface extensions (install libvulkan1 and a Vulkan driver, e.g. mesa-vulkan-drivers)");
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
     window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
-    if (!window_) throw kiln::Error("cannot create a window: " + glfw_error());
+    if (!window_) throw kiln::Error("cannot create a window: " + glfw_error());  // GLFW says why
     glfwSetWindowSizeLimits(window_, 480, 240, GLFW_DONT_CARE, GLFW_DONT_CARE);
     create_instance();
     VkResult r = glfwCreateWindowSurface(instance_, window_, nullptr, &surface_);
     if (r != VK_SUCCESS)
         throw kiln::VulkanError("no Vulkan surface support for the window: glfwCreateWindowSurface failed (" +
-                                    std::string(result_name(r)) + "): " + glfw_error(),
+                                    std::string(result_name(r)) + ") " + glfw_error(),
                                 r);
     pick_device();
     create_device();
@@ -218,8 +219,8 @@ void Display::create_instance() {
     uint32_t n = 0;
     const char** required = glfwGetRequiredInstanceExtensions(&n);
     if (!required)
-        throw kiln::Error("no Vulkan surface support: the Vulkan loader lacks the window-system surface "
-                          "extensions GLFW needs (" + glfw_error() + ")");
+        throw kiln::Error("no Vulkan surface support: the Vulkan loader offers none of the window-system surface "
+                          "extensions GLFW needs (is a Vulkan driver installed? e.g. mesa-vulkan-drivers)");
     std::vector<const char*> extensions(required, required + n);
     std::vector<const char*> layers;
     const char* validation_layer = "VK_LAYER_KHRONOS_validation";

@@ -36,6 +36,7 @@ const char* const keys_help =
 struct Input {
     Settings* s = nullptr;
     glsl::Params params{};  // the last frame's, to map mouse motion to source pixels
+    double cursor_x = 0, cursor_y = 0;  // picture pixels, as the events reported it
     bool dragging = false;
     double drag_x = 0, drag_y = 0;
     int drag_pan_x = 0, drag_pan_y = 0;
@@ -105,23 +106,26 @@ void to_pixels(GLFWwindow* w, double* x, double* y) {
     if (ww > 0 && wh > 0) *x *= double(fw) / ww, *y *= double(fh) / wh;
 }
 
-void on_button(GLFWwindow* w, int button, int action, int) {
+void on_button(GLFWwindow*, int button, int action, int) {
     if (button != GLFW_MOUSE_BUTTON_LEFT) return;
     if (action == GLFW_RELEASE) {
         input.dragging = false;
         return;
     }
     if (ui_wants_mouse()) return;
-    glfwGetCursorPos(w, &input.drag_x, &input.drag_y);
-    to_pixels(w, &input.drag_x, &input.drag_y);
+    // Where the events put the cursor (glfwGetCursorPos would ask where it is now).
+    input.drag_x = input.cursor_x;
+    input.drag_y = input.cursor_y;
     input.dragging = true;
     input.drag_pan_x = input.s->pan_x;
     input.drag_pan_y = input.s->pan_y;
 }
 
 void on_cursor(GLFWwindow* w, double x, double y) {
-    if (!input.dragging) return;
     to_pixels(w, &x, &y);
+    input.cursor_x = x;
+    input.cursor_y = y;
+    if (!input.dragging) return;
     // The source pixel under the cursor stays under it: pan by the source
     // distance between where the drag began and where the cursor is, both
     // located with the pan the drag began with.
@@ -326,6 +330,9 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(frame), last.sources, last.median, last.std);
             for (const auto& [name, ms] : last.kernels) std::printf(" %s %.3f,", name.c_str(), ms);
             std::printf(" total %.3f\n", last.total_ms);
+            std::printf("viewer: as shown last: --view %s --sigma %g --nsigma %g --zoom %d --pan %d %d (%u x %u)\n",
+                        view_name(s.view), s.sigma, s.nsigma, s.zoom, s.pan_x, s.pan_y, display.width(),
+                        display.height());
             if (!screenshot.empty() && frame == uint64_t(frames)) {
                 const Display::Picture shot = display.captured();
                 kiln::io::write_png_rgb(screenshot, shot.width, shot.height, shot.rgb);

@@ -37,7 +37,8 @@ void add_options(CLI::App& app, Settings& s) {
         ->check(CLI::Range(min_sigma, max_sigma))
         ->capture_default_str();
     app.add_option("--view", s.view, "What to show: grid (all four), image, blur, mask or labels")
-        ->transform(CLI::CheckedTransformer(views(), CLI::ignore_case))
+        ->transform(CLI::CheckedTransformer(views(), CLI::ignore_case).description(""))
+        ->type_name("VIEW")
         ->default_str("grid");
     app.add_option("--zoom", s.zoom, "Magnification: 2^ZOOM times the size that fits")
         ->check(CLI::Range(min_zoom, max_zoom))
