@@ -124,6 +124,11 @@ uint64_t Timeline::value() const {
     return v;
 }
 
+void Timeline::signal(uint64_t v) const {
+    VkSemaphoreSignalInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, nullptr, semaphore, v};
+    REQUIRE(vkSignalSemaphore(device, &si) == VK_SUCCESS);
+}
+
 VkResult Timeline::host_wait(uint64_t v, uint64_t timeout_ns) const {
     VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, nullptr, 0, 1, &semaphore, &v};
     return vkWaitSemaphores(device, &wi, timeout_ns);

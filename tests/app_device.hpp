@@ -73,6 +73,8 @@ struct Timeline {
     Timeline& operator=(const Timeline&) = delete;
 
     uint64_t value() const;
+    /// Sets the semaphore to `v` from the host (vkSignalSemaphore).
+    void signal(uint64_t v) const;
     /// Waits on the host until the semaphore reaches `v`: VK_SUCCESS, or VK_TIMEOUT.
     VkResult host_wait(uint64_t v, uint64_t timeout_ns = 20'000'000'000ull) const;
 

@@ -176,6 +176,40 @@ TEST_CASE("kiln signals an application's timeline after its next submission", "[
     CHECK(messages.empty());
 }
 
+// kiln's next submission waits for the application's timeline: the
+// application fills its buffer on the host only after kiln has submitted
+// the work that reads it, then signals from the host.
+TEST_CASE("kiln's next submission waits for an application's timeline", "[interop]") {
+    std::vector<std::string> messages;
+    {
+        AppDevice app(messages);
+        const size_t n = 48;
+        AppBuffer buf(app, n * sizeof(float), array_usage, host_memory);
+        std::memset(buf.mapped, 0, n * sizeof(float));
+        Timeline timeline(app);
+        const std::vector<float> v = ramp(n, -0.75f, 20.0f);
+        {
+            Context ctx(app.external());
+            Array w = wrap_buffer(ctx, buf.buffer, 0, Shape{n});
+            wait_before_next_submission(ctx, timeline.semaphore, 1);
+            Array r = add(w, 1.0);
+            signal_after_next_submission(ctx, timeline.semaphore, 2);
+            ctx.flush();  // submitted, held by the wait
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            CHECK(timeline.value() == 0);
+            std::memcpy(buf.mapped, v.data(), n * sizeof(float));
+            timeline.signal(1);
+            REQUIRE(timeline.host_wait(2) == VK_SUCCESS);
+            std::vector<float> expect(n);
+            for (size_t i = 0; i < n; ++i) expect[i] = v[i] + 1.0f;
+            CHECK(r.to_vector<float>() == expect);
+            ctx.sync();
+        }
+    }
+    INFO(test::first_message(messages));
+    CHECK(messages.empty());
+}
+
 // buffer_of: the application copies a kiln result into its own image (and
 // from there into a host buffer of its own), on the same queue, ordered by
 // one timeline: kiln signals 1, the application waits for 1 and signals 2,
