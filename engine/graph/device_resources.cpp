@@ -84,6 +84,11 @@ DeviceResources::DeviceResources(const ContextOptions& options, const ExternalDe
     if (external) {
         if (!external->instance || !external->physical_device || !external->device || !external->queue)
             throw InvalidArgument("ExternalDevice needs instance, physical_device, device and queue handles");
+        if (static_cast<bool>(external->lock_queue) != static_cast<bool>(external->unlock_queue))
+            throw InvalidArgument(std::string("ExternalDevice has ") +
+                                  (external->lock_queue ? "lock_queue but no unlock_queue" : "unlock_queue but no lock_queue") +
+                                  "; give both hooks (kiln calls lock_queue before and unlock_queue after each use "
+                                  "of the queue) or neither");
         instance_ = std::make_unique<vk::Instance>(external->instance);
         auto pds = instance_->physical_devices();
         auto it = std::find(pds.begin(), pds.end(), external->physical_device);
@@ -98,8 +103,11 @@ DeviceResources::DeviceResources(const ContextOptions& options, const ExternalDe
         en.storage16 = external->storage16;
         en.push_descriptors = external->push_descriptors;
         en.host_query_reset = external->host_query_reset;
+        en.synchronization2 = external->synchronization2;
+        en.timeline_semaphore = external->timeline_semaphore;
         device_ = std::make_unique<vk::Device>(external->physical_device, index, external->device,
-                                               external->queue, external->queue_family, en);
+                                               external->queue, external->queue_family, en,
+                                               vk::QueueLock{external->lock_queue, external->unlock_queue});
     } else {
         instance_ = std::make_unique<vk::Instance>(vk::InstanceCreateInfo{validation, options.on_validation_message});
         auto pds = instance_->physical_devices();

@@ -64,8 +64,9 @@ bool OpServices::pinned(const void* p, size_t bytes) const {
 std::optional<uint64_t> OpServices::version(const Array& a) const {
     std::lock_guard guard(mutex_);
     const Storage& s = *a.storage();
-    // Host writes in place leave no trace in the serials.
-    if (!s.placed() || (s.mapped && resources_.options().direct_host_access)) return std::nullopt;
+    // Host writes in place leave no trace in the serials, nor do the
+    // application's own writes to its buffer (wrap_buffer).
+    if (!s.placed() || s.external || (s.mapped && resources_.options().direct_host_access)) return std::nullopt;
     if (s.last_serial >= scheduler_.pending_serial()) return std::nullopt;
     return s.last_serial;
 }

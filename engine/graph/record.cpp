@@ -188,10 +188,13 @@ void record_copy(VkCommandBuffer cmd, const Copy& c) {
 // Step 4: results the host reads become visible to it once the fence
 // signals: what copies wrote (pulls into staging, pinned or imported
 // memory), and, where arrays live in mapped memory that pulls read in
-// place, anything. Other submissions need no host barrier (about 1.3 us on
-// an H200). Then the last timestamp, and the end of the command buffer.
+// place, anything; and a submission that signals the application's
+// semaphores (the application may read on the host once they are
+// signalled). Other submissions need no host barrier (about 1.3 us on an
+// H200). Then the last timestamp, and the end of the command buffer.
 void end(DeviceResources& res, Submission& sub, VkCommandBuffer cmd, VkPipelineStageFlags2 used) {
-    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || res.host_reads_in_place()) level_barrier_to_host(cmd, work_stages);
+    if ((used & VK_PIPELINE_STAGE_2_COPY_BIT) || res.host_reads_in_place() || sub.host_barrier)
+        level_barrier_to_host(cmd, work_stages);
     if (sub.queries.pool) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, sub.queries.pool, 1);
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 }

@@ -35,7 +35,7 @@ Scheduler::Scheduler(DeviceResources& resources, vk::SubmissionPool& objects, Re
     : resources_(resources), objects_(objects), retired_(retired), profiler_(profiler), mutex_(mutex) {}
 
 Scheduler::~Scheduler() {
-    vkQueueWaitIdle(resources_.device().queue());
+    resources_.device().wait_idle();
     try {
         poll();
     } catch (...) {
@@ -81,7 +81,7 @@ uint64_t Scheduler::pending_serial() const {
     return next_serial_;
 }
 
-Submission Scheduler::prepare(GraphIR& graph, Plan& plan, bool reusable) {
+Submission Scheduler::prepare(GraphIR& graph, Plan& plan, bool reusable, bool host_barrier) {
     const ContextOptions& options = resources_.options();
     const bool timing = options.timing != Timing::off && resources_.info().timestamps;
     plan = compile(graph, resources_.allocator().alignment(), timing, options.timing == Timing::nodes);
@@ -89,6 +89,7 @@ Submission Scheduler::prepare(GraphIR& graph, Plan& plan, bool reusable) {
         if (!s->placed()) s->place(resources_.allocator());
     Submission sub;
     sub.reusable = reusable;
+    sub.host_barrier = host_barrier;
     if (plan.arena_size) {
         sub.arena = vk::UniqueAllocation(resources_.allocator(), plan.arena_size, vk::MemoryUsage::device);
         for (size_t i = 0; i < plan.transients.size(); ++i) {
@@ -120,32 +121,63 @@ Submission Scheduler::prepare(GraphIR& graph, Plan& plan, bool reusable) {
     return sub;
 }
 
-uint64_t Scheduler::submit(Submission& sub) {
-    sub.serial = next_serial_++;
-    for (auto& n : sub.keep.nodes)
-        n.for_each_buffer([&](const BufferRef& b) {
-            if (b.storage) b.storage->last_serial = sub.serial;
-        });
+uint64_t Scheduler::submit(Submission& sub, bool with_signals) {
     VkCommandBufferSubmitInfo cbi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
     cbi.commandBuffer = sub.cmd;
     VkSubmitInfo2 si{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
     si.commandBufferInfoCount = 1;
     si.pCommandBufferInfos = &cbi;
-    vk::check(vkQueueSubmit2(resources_.device().queue(), 1, &si, sub.fence), "vkQueueSubmit2");
+    si.waitSemaphoreInfoCount = static_cast<uint32_t>(waits_.size());
+    si.pWaitSemaphoreInfos = waits_.data();
+    if (with_signals) {
+        si.signalSemaphoreInfoCount = static_cast<uint32_t>(signals_.size());
+        si.pSignalSemaphoreInfos = signals_.data();
+    }
+    resources_.device().submit(si, sub.fence);  // throws before anything changes
+    waits_.clear();
+    if (with_signals) signals_.clear();
+    sub.serial = next_serial_++;
+    for (auto& n : sub.keep.nodes)
+        n.for_each_buffer([&](const BufferRef& b) {
+            if (b.storage) b.storage->last_serial = sub.serial;
+        });
     return sub.serial;
 }
 
 uint64_t Scheduler::flush() {
     std::lock_guard guard(mutex_);
-    if (pending_.empty()) return next_serial_ - 1;
+    return flush_pending(true);
+}
+
+uint64_t Scheduler::flush_pending(bool with_signals) {
+    const bool signals = with_signals && !signals_.empty();
+    if (pending_.empty() && waits_.empty() && !signals) return next_serial_ - 1;
     GraphIR graph = std::move(pending_);
     pending_ = {};
     Plan plan;
     Flight f;
-    f.owned = std::make_unique<Submission>(prepare(graph, plan, false));
-    f.serial = submit(*f.owned);
+    f.owned = std::make_unique<Submission>(prepare(graph, plan, false, signals));
+    f.serial = submit(*f.owned, with_signals);
     in_flight_.push_back(std::move(f));
     return in_flight_.back().serial;
+}
+
+void Scheduler::wait_before_next(VkSemaphore timeline, uint64_t value) {
+    std::lock_guard guard(mutex_);
+    VkSemaphoreSubmitInfo w{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    w.semaphore = timeline;
+    w.value = value;
+    w.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;  // before any of kiln's work
+    waits_.push_back(w);
+}
+
+void Scheduler::signal_after_next(VkSemaphore timeline, uint64_t value) {
+    std::lock_guard guard(mutex_);
+    VkSemaphoreSubmitInfo s{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    s.semaphore = timeline;
+    s.value = value;
+    s.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;  // after all of it
+    signals_.push_back(s);
 }
 
 void Scheduler::wait(uint64_t serial) {
@@ -242,7 +274,8 @@ std::unique_ptr<RecordedGraph> Scheduler::record_graph(GraphIR graph) {
 
 uint64_t Scheduler::submit_recorded(RecordedGraph& g) {
     std::lock_guard guard(mutex_);
-    flush();
+    // Pending eager work first, with the pending waits; the signals go after the graph.
+    if (!pending_.empty()) flush_pending(false);
     if (g.in_flight) wait(g.sub.serial);
     VkDevice dev = resources_.device().handle();
     vk::check(vkResetFences(dev, 1, g.sub.fence.address()), "vkResetFences");
@@ -251,10 +284,14 @@ uint64_t Scheduler::submit_recorded(RecordedGraph& g) {
         vkResetQueryPool(dev, g.sub.queries.pool, 0, g.sub.query_count);
     Flight f;
     f.recorded = &g;
-    f.serial = submit(g.sub);
+    // The graph's command buffer was recorded without a barrier to host
+    // reads: pending signals follow it in an empty submission that has one
+    // (a signal covers all work earlier in submission order).
+    f.serial = submit(g.sub, false);
     g.in_flight = true;
     uint64_t serial = f.serial;
     in_flight_.push_back(std::move(f));
+    if (!signals_.empty()) flush_pending(true);
     return serial;
 }
 

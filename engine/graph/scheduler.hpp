@@ -4,11 +4,14 @@
 // submits again. Every member takes the context's recursive lock; a
 // sequence of calls that must not interleave with another thread's takes
 // lock() around them.
+#include <vulkan/vulkan.h>
+
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "graph/compile.hpp"
 #include "graph/node.hpp"
@@ -53,7 +56,9 @@ public:
 
     /// The serial the pending graph will be submitted with.
     uint64_t pending_serial() const;
-    /// Submits the pending graph (if any) without waiting; returns its serial.
+    /// Submits the pending graph without waiting; returns its serial. With
+    /// nothing pending it submits nothing, unless a semaphore wait or signal
+    /// is pending: then an empty submission carries it.
     uint64_t flush();
     /// Waits until submission `serial` has finished.
     void wait(uint64_t serial);
@@ -68,6 +73,15 @@ public:
     Slice staging(VkDeviceSize size, bool hold = false);
     void release_staging(const Slice& s);
 
+    /// The next submission waits until the timeline semaphore reaches
+    /// `value` before any of its work (and so before any later work).
+    void wait_before_next(VkSemaphore timeline, uint64_t value);
+    /// The next submission sets the timeline semaphore to `value` once its
+    /// work, and all work submitted before it, has finished, after a barrier
+    /// that makes what it wrote visible to the host. A recorded graph's
+    /// launch carries it after the graph (an empty submission follows it).
+    void signal_after_next(VkSemaphore timeline, uint64_t value);
+
     /// Compiles and records a captured graph for repeated submission.
     std::unique_ptr<RecordedGraph> record_graph(GraphIR graph);
     /// Submits a recorded graph after the pending work; returns its serial.
@@ -76,8 +90,12 @@ public:
     void release_recorded(RecordedGraph& g);
 
 private:
-    Submission prepare(GraphIR& graph, Plan& plan, bool reusable);
-    uint64_t submit(Submission& sub);
+    Submission prepare(GraphIR& graph, Plan& plan, bool reusable, bool host_barrier = false);
+    /// Submits the pending graph (or an empty one that carries semaphores);
+    /// the pending signals go with it when `with_signals`.
+    uint64_t flush_pending(bool with_signals);
+    /// Submits `sub` with the pending waits, and the pending signals when `with_signals`.
+    uint64_t submit(Submission& sub, bool with_signals);
     void recycle(Submission& sub);
 
     DeviceResources& resources_;
@@ -97,6 +115,8 @@ private:
         RecordedGraph* recorded = nullptr;
     };
     std::deque<Flight> in_flight_;
+    // The application's timeline semaphores for the next submission (kiln/interop.hpp).
+    std::vector<VkSemaphoreSubmitInfo> waits_, signals_;
 };
 
 } // namespace kiln::detail

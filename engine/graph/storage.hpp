@@ -27,6 +27,9 @@ struct Storage {
     /// holds the context's lock.
     void place(vk::Allocator& allocator);
     bool placed() const { return buffer != VK_NULL_HANDLE; }
+    /// Placed in a transient arena (a submission's or a recorded graph's):
+    /// its buffer is the arena's and changes when the graph is compiled again.
+    bool transient() const { return placed() && !alloc && !external; }
 
     RetireQueue* retired;
     uint64_t bytes;
@@ -34,6 +37,10 @@ struct Storage {
     VkBuffer buffer = VK_NULL_HANDLE;  // where the bytes are, once placed
     VkDeviceSize offset = 0;
     std::byte* mapped = nullptr;  // host address when the memory is host-visible
+    /// An application's buffer range (kiln::wrap_buffer): placed from the
+    /// start, never freed by kiln, never mapped (pushes and pulls stage),
+    /// and written by the application behind kiln's back.
+    bool external = false;
     bool coherent = true;
     std::atomic<int> handles{0};  // live Array handles
     uint64_t last_serial = 0;     // last submission that used the memory

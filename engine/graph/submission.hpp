@@ -27,6 +27,7 @@ struct Submission {
     GraphIR keep;                    // holds the graph's storages until done
     vk::UniqueAllocation arena;      // transient memory, freed when done
     bool reusable = false;           // owned by an explicit Graph
+    bool host_barrier = false;       // ends with a barrier to host reads whatever it holds
 };
 
 /// A compiled, recorded graph that can be submitted many times.

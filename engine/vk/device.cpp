@@ -1,6 +1,7 @@
 #include "vk/device.hpp"
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "vk/check.hpp"
@@ -36,6 +37,57 @@ std::vector<VkQueueFamilyProperties> queue_families(VkPhysicalDevice pd) {
     return families;
 }
 
+// The feature structs kiln reads of a physical device, chained and filled.
+struct FeatureChain {
+    explicit FeatureChain(VkPhysicalDevice pd) {
+        f12.pNext = &f13;
+        f11.pNext = &f12;
+        features.pNext = &f11;
+        vkGetPhysicalDeviceFeatures2(pd, &features);
+    }
+    FeatureChain(const FeatureChain&) = delete;
+    FeatureChain& operator=(const FeatureChain&) = delete;
+
+    VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+};
+
+// What kiln uses on every device, unconditionally: vkQueueSubmit2,
+// vkCmdPipelineBarrier2 and vkCmdWriteTimestamp2 (synchronization2), the
+// application's timeline semaphores (timelineSemaphore), Vulkan 1.3. An
+// adopted device says what it enabled (ExternalDevice); one without a
+// feature is refused, naming what to enable, or saying the device lacks it.
+void check_adopted_features(VkPhysicalDevice pd, const DeviceInfo& info, const Enabled& enabled) {
+    if (!info.vulkan13)
+        throw Unsupported("Vulkan 1.3 is not supported by " + info.name + " (it offers Vulkan " + info.api_version +
+                          "); kiln needs Vulkan 1.3");
+    const FeatureChain supported(pd);
+    struct Needed {
+        bool enabled;
+        VkBool32 supported;
+        const char* member;  // struct::member
+        const char* flag;    // ExternalDevice's
+        const char* use;
+    };
+    const Needed needed[] = {
+        {enabled.synchronization2, supported.f13.synchronization2, "VkPhysicalDeviceVulkan13Features::synchronization2",
+         "synchronization2", "kiln records every barrier and submission with it"},
+        {enabled.timeline_semaphore, supported.f12.timelineSemaphore,
+         "VkPhysicalDeviceVulkan12Features::timelineSemaphore",
+         "timeline_semaphore", "kiln orders its work against the application's with timeline semaphores"},
+    };
+    for (const Needed& n : needed) {
+        if (!n.supported)
+            throw Unsupported(std::string(n.member) + " is not supported by " + info.name + "; " + n.use +
+                              ", so kiln cannot run on this device");
+        if (!n.enabled)
+            throw Unsupported(std::string(n.member) + " is not enabled on the adopted device; enable it in "
+                              "VkDeviceCreateInfo and set ExternalDevice::" + n.flag + " (" + n.use + ")");
+    }
+}
+
 } // namespace
 
 uint32_t pick_compute_family(VkPhysicalDevice pd) {
@@ -60,12 +112,10 @@ DeviceInfo query_device(VkPhysicalDevice pd, uint32_t index) {
     props.pNext = &driver;
     vkGetPhysicalDeviceProperties2(pd, &props);
 
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-    f11.pNext = &f12;
-    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    features.pNext = &f11;
-    vkGetPhysicalDeviceFeatures2(pd, &features);
+    const FeatureChain chain(pd);
+    const VkPhysicalDeviceFeatures2& features = chain.features;
+    const VkPhysicalDeviceVulkan12Features& f12 = chain.f12;
+    const VkPhysicalDeviceVulkan11Features& f11 = chain.f11;
 
     const auto& p = props.properties;
     DeviceInfo info;
@@ -192,6 +242,7 @@ Device::Device(VkPhysicalDevice pd, uint32_t index) : physical_(pd), owned_(true
     f12.shaderFloat16 = info_.float16;
     f12.storageBuffer8BitAccess = info_.storage8;
     f12.hostQueryReset = info_.host_query_reset;
+    f12.timelineSemaphore = VK_TRUE;  // required of every Vulkan 1.2 device
     VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     f11.pNext = &f12;
     f11.storageBuffer16BitAccess = info_.storage16;
@@ -225,14 +276,16 @@ Device::Device(VkPhysicalDevice pd, uint32_t index) : physical_(pd), owned_(true
 
     enabled_ = {info_.float64, info_.int64, info_.int16, info_.int8, info_.float16,
                 info_.storage8, info_.storage16, info_.push_descriptors, info_.memory_budget,
-                info_.external_memory_host, info_.host_query_reset};
+                info_.external_memory_host, info_.host_query_reset, true, true};
     load_functions();
 }
 
 Device::Device(VkPhysicalDevice pd, uint32_t index, VkDevice device, VkQueue queue, uint32_t family,
-               const Enabled& enabled)
-    : physical_(pd), device_(device), queue_(queue), family_(family), owned_(false), enabled_(enabled) {
+               const Enabled& enabled, QueueLock queue_lock)
+    : physical_(pd), device_(device), queue_(queue), family_(family), owned_(false), enabled_(enabled),
+      queue_lock_(std::move(queue_lock)) {
     info_ = query_device(pd, index);
+    check_adopted_features(pd, info_, enabled);
     // An adopted device has only what the application enabled.
     enabled_.memory_budget = false;
     enabled_.external_memory_host = false;
@@ -266,6 +319,40 @@ void Device::load_functions() {
             vkGetDeviceProcAddr(device_, "vkGetMemoryHostPointerPropertiesEXT"));
     if (!push_descriptor_fn) enabled_.push_descriptors = false;
     if (!host_pointer_properties_fn) enabled_.external_memory_host = false;
+}
+
+namespace {
+
+// The application's queue lock, held while kiln uses the queue.
+class QueueGuard {
+public:
+    explicit QueueGuard(const QueueLock& l) : l_(l) {
+        if (l_.lock) l_.lock();
+    }
+    ~QueueGuard() {
+        if (l_.unlock) l_.unlock();
+    }
+    QueueGuard(const QueueGuard&) = delete;
+    QueueGuard& operator=(const QueueGuard&) = delete;
+
+private:
+    const QueueLock& l_;
+};
+
+} // namespace
+
+void Device::submit(const VkSubmitInfo2& info, VkFence fence) const {
+    VkResult r;
+    {
+        QueueGuard guard(queue_lock_);
+        r = vkQueueSubmit2(queue_, 1, &info, fence);
+    }
+    check(r, "vkQueueSubmit2");
+}
+
+VkResult Device::wait_idle() const {
+    QueueGuard guard(queue_lock_);
+    return vkQueueWaitIdle(queue_);
 }
 
 Device::~Device() {

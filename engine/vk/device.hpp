@@ -3,6 +3,7 @@
 // summary kiln's ops check features against.
 #include <vulkan/vulkan.h>
 
+#include <functional>
 #include <string>
 
 #include "kiln/device.hpp"
@@ -22,6 +23,14 @@ struct Enabled {
     bool storage8 = false, storage16 = false;
     bool push_descriptors = false, memory_budget = false, external_memory_host = false;
     bool host_query_reset = false;  ///< vkResetQueryPool from the host (Vulkan 1.2 hostQueryReset)
+    /// Needed by kiln on every device (an adopted one is refused without them).
+    bool synchronization2 = false, timeline_semaphore = false;
+};
+
+/// Hooks an application gives to serialise kiln's use of a queue it shares
+/// with its own threads (ExternalDevice::lock_queue / unlock_queue).
+struct QueueLock {
+    std::function<void()> lock, unlock;
 };
 
 class Device {
@@ -29,8 +38,11 @@ public:
     /// Creates a logical device with every feature kiln can use that the device has.
     Device(VkPhysicalDevice pd, uint32_t index);
     /// Adopts an application's device and queue; destroys nothing of them.
+    /// Throws Unsupported, naming the feature struct and member, when
+    /// `enabled` lacks synchronization2 or timeline_semaphore (or the device
+    /// is below Vulkan 1.3). `queue_lock` is called around every use of the queue.
     Device(VkPhysicalDevice pd, uint32_t index, VkDevice device, VkQueue queue, uint32_t family,
-           const Enabled& enabled);
+           const Enabled& enabled, QueueLock queue_lock = {});
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -38,6 +50,12 @@ public:
     VkPhysicalDevice physical() const { return physical_; }
     VkDevice handle() const { return device_; }
     VkQueue queue() const { return queue_; }
+    /// vkQueueSubmit2 on the queue (inside the application's queue lock,
+    /// if it gave one); throws VulkanError on failure. Every use of the
+    /// queue goes through these two.
+    void submit(const VkSubmitInfo2& info, VkFence fence) const;
+    /// vkQueueWaitIdle on the queue (inside the queue lock); returns its result.
+    VkResult wait_idle() const;
     uint32_t queue_family() const { return family_; }
     const DeviceInfo& info() const { return info_; }
     /// Lowers maxStorageBufferRange as seen by kiln (ContextOptions::max_binding_range).
@@ -63,6 +81,7 @@ private:
     DeviceInfo info_;
     Enabled enabled_;
     VkPhysicalDeviceMemoryProperties memory_{};
+    QueueLock queue_lock_;
 };
 
 } // namespace kiln::vk

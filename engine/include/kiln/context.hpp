@@ -97,8 +97,9 @@ struct ContextOptions {
 /// Handles an embedding application gives kiln to use instead of creating its
 /// own. kiln destroys none of them. The device must have been created with a
 /// compute-capable queue family `queue_family`, Vulkan 1.3 and the
-/// synchronization2 feature; kiln uses what the device has enabled and checks
-/// features it needs per operation.
+/// synchronization2 and timelineSemaphore features (say so below); kiln uses
+/// what the device has enabled and checks features it needs per operation.
+/// kiln/interop.hpp shares buffers and orders work with the application.
 struct ExternalDevice {
     VkInstance instance = VK_NULL_HANDLE;
     VkPhysicalDevice physical_device = VK_NULL_HANDLE;
@@ -119,7 +120,10 @@ struct ExternalDevice {
     bool synchronization2 = false, timeline_semaphore = false;
     /// When kiln shares the application's queue with other threads: kiln
     /// calls lock_queue before and unlock_queue after each use of `queue`
-    /// (vkQueueSubmit2, vkQueueWaitIdle). Both or neither.
+    /// (vkQueueSubmit2, vkQueueWaitIdle), from whichever thread uses the
+    /// context, holding the context's lock (never call into the context
+    /// while holding the queue lock). Both or neither (InvalidArgument);
+    /// they stay callable until the Context and its copies are gone.
     std::function<void()> lock_queue, unlock_queue;
 };
 

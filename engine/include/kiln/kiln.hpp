@@ -19,6 +19,7 @@
 #include "kiln/graph.hpp"
 #include "kiln/histogram.hpp"
 #include "kiln/host_array.hpp"
+#include "kiln/interop.hpp"
 #include "kiln/integration.hpp"
 #include "kiln/io.hpp"
 #include "kiln/kernel.hpp"
