@@ -692,6 +692,7 @@ void Display::record_capture(uint64_t frame, VkImage target) {
     // the canvas it was blitted from (the same pixels).
     VkImage source = canvas_;
     captured_bgra_ = false;
+    captured_window_ = swapchain_readable_;
     if (swapchain_readable_) {
         barrier(target, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -837,6 +838,7 @@ Display::Picture Display::captured() {
     Picture out;
     out.width = static_cast<int>(captured_extent_.width);
     out.height = static_cast<int>(captured_extent_.height);
+    out.from_window = captured_window_;
     std::vector<uint8_t>& rgb = out.rgb;
     rgb.resize(texels * 3);
     for (size_t i = 0; i < texels; ++i) {

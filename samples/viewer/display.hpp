@@ -78,6 +78,9 @@ public:
     struct Picture {
         int width = 0, height = 0;
         std::vector<uint8_t> rgb;
+        /// Read from the presented image itself; false: from the image
+        /// blitted into it (where the window's images cannot be read).
+        bool from_window = false;
     };
     Picture captured();
 
@@ -141,6 +144,7 @@ private:
     uint64_t captured_frame_ = 0;
     VkExtent2D captured_extent_{};
     bool captured_bgra_ = false;
+    bool captured_window_ = false;
 
     VkDescriptorPool imgui_pool_ = VK_NULL_HANDLE;
     bool imgui_ = false;

@@ -232,7 +232,8 @@ int main(int argc, char** argv) {
     auto* frames_opt = app.add_option("--frames", frames, "Render N frames, then exit (default: until the window is closed)")
                            ->check(CLI::Range(1, 1000000));
     app.add_option("--screenshot", screenshot,
-                   "With --frames: save the last frame's picture, read back from the presented image, as PNG")
+                   "With --frames: save the last frame's picture as PNG, read back from the presented image (where the "
+                   "window's images cannot be read, from the image copied into it)")
         ->needs(frames_opt);
     app.add_option("--width", d.width, "Window width, pixels (the panel takes " + std::to_string(panel_width) + ")")
         ->check(CLI::Range(480, 16384))
@@ -336,8 +337,9 @@ int main(int argc, char** argv) {
             if (!screenshot.empty() && frame == uint64_t(frames)) {
                 const Display::Picture shot = display.captured();
                 kiln::io::write_png_rgb(screenshot, shot.width, shot.height, shot.rgb);
-                std::printf("viewer: wrote %s (%d x %d, frame %llu as presented)\n", screenshot.c_str(), shot.width,
-                            shot.height, static_cast<unsigned long long>(frame));
+                std::printf("viewer: wrote %s (%d x %d, frame %llu, read from %s)\n", screenshot.c_str(), shot.width,
+                            shot.height, static_cast<unsigned long long>(frame),
+                            shot.from_window ? "the presented image" : "the image blitted into the window");
             }
         }
     } catch (const kiln::IoError& e) {
