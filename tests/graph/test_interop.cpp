@@ -98,6 +98,31 @@ TEST_CASE("an application's buffer is wrapped as an array, used by ops, pushed a
     CHECK(messages.empty());
 }
 
+// kiln keeps host copies of convolution kernels whose memory no work has
+// touched since; the application writes its buffer behind kiln's back, so a
+// wrapped kernel is read again each time.
+TEST_CASE("a wrapped convolution kernel the application rewrites is read again", "[interop]") {
+    std::vector<std::string> messages;
+    {
+        AppDevice app(messages);
+        AppBuffer buf(app, 4 * sizeof(float), array_usage, host_memory);
+        const std::vector<float> first{1, 2, 3, 4}, second{-5, 6, 0.5f, 8};
+        std::memcpy(buf.mapped, first.data(), sizeof(float) * 4);
+        {
+            Context ctx(app.external());
+            Array k = wrap_buffer(ctx, buf.buffer, 0, Shape{2, 2});
+            Array one = Array::from(ctx, Shape{1, 1}, std::vector<float>{1.0f});
+            CHECK(convolve2d(one, k).to_vector<float>() == first);  // full mode: the kernel itself
+            ctx.sync();  // kiln is done with the buffer: the application rewrites it
+            std::memcpy(buf.mapped, second.data(), sizeof(float) * 4);
+            CHECK(convolve2d(one, k).to_vector<float>() == second);
+            ctx.sync();
+        }
+    }
+    INFO(test::first_message(messages));
+    CHECK(messages.empty());
+}
+
 TEST_CASE("wrap_buffer refuses a null buffer, a misaligned offset and an overflowing range", "[interop]") {
     std::vector<std::string> messages;
     {
