@@ -11,6 +11,7 @@
 
 #include "bench.hpp"
 #include "kiln/sky.hpp"
+#include "kiln/version.hpp"
 
 namespace kiln::bench {
 

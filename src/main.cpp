@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "kiln/version.hpp"
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include "kiln/host_array.hpp"
 #include "kiln/shape.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 namespace detail {
@@ -101,3 +102,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

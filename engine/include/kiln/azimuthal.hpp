@@ -21,6 +21,7 @@
 #include "kiln/integration.hpp"
 #include "kiln/op_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 namespace detail {
@@ -158,3 +159,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

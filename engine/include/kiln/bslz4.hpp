@@ -14,6 +14,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Decodes one bitshuffle-LZ4 chunk on the GPU into an array of `shape` and
@@ -136,3 +137,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

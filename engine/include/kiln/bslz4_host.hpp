@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Bit-transposes the elements of `data` as one bitshuffle block: bit r of
@@ -76,3 +77,4 @@ void lz4_decode_block(std::span<const uint8_t> src, std::span<uint8_t> dst,
                       const std::string& what_for_errors);
 
 }  // namespace kiln
+#pragma GCC visibility pop

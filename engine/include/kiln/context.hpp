@@ -14,6 +14,7 @@
 #include "kiln/device.hpp"
 #include "kiln/profile.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 namespace detail {
@@ -187,3 +188,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Output extent, as the `mode` of scipy.signal.convolve2d and numpy.convolve.
@@ -38,3 +39,4 @@ std::vector<std::string> boundary_names();
 std::vector<std::string> nd_mode_names();
 
 }  // namespace kiln
+#pragma GCC visibility pop

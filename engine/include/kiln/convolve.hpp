@@ -14,6 +14,7 @@
 #include "kiln/array.hpp"
 #include "kiln/conv_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// scipy.signal.convolve2d(image, kernel, mode, boundary, fillvalue): true 2-D
@@ -64,3 +65,4 @@ Array convolve1d(const Array& input, std::span<const double> weights, int axis =
                  NdMode mode = NdMode::reflect, double cval = 0, int origin = 0);
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -11,6 +11,7 @@
 
 #include "kiln/geometry.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Sparse bins x pixels matrix of weights (pixel fractions per bin).
@@ -47,3 +48,4 @@ Csr build_csr(const Geometry& g, Radial unit, size_t bins, std::optional<std::pa
               bool pixel_split, const std::vector<uint8_t>* mask = nullptr);
 
 }  // namespace kiln
+#pragma GCC visibility pop

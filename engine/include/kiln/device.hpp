@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// One memory heap of a device.
@@ -68,3 +69,4 @@ struct MemoryStats {
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

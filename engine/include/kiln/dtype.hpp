@@ -7,6 +7,7 @@
 
 #include "kiln/error.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Element type of an Array. float32 is the default everywhere.
@@ -89,3 +90,4 @@ template <typename F> decltype(auto) visit_dtype(DType t, F&& f) {
 }
 
 } // namespace kiln
+#pragma GCC visibility pop

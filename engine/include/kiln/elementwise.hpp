@@ -6,6 +6,7 @@
 #include "kiln/array.hpp"
 #include "kiln/op_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Sets every element to value (converted as cast converts).
@@ -84,3 +85,4 @@ Array threshold(const Array& image, double t);
 Array threshold(const Array& image, const Array& scalars, size_t index, double factor);
 
 } // namespace kiln
+#pragma GCC visibility pop

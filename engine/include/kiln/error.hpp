@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Base of every exception kiln throws.
@@ -51,3 +52,4 @@ public:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

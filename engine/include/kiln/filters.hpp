@@ -5,6 +5,7 @@
 #include "kiln/array.hpp"
 #include "kiln/conv_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval, truncate) of
@@ -33,3 +34,4 @@ Array gaussian_filter(const Array& input, std::array<double, 3> sigma_zyx,
 Array gaussian_blur(const Array& image, double sigma_x, double sigma_y = -1, double sigma_z = -1);
 
 }  // namespace kiln
+#pragma GCC visibility pop

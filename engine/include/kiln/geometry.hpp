@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// A flat detector's geometry, in pyFAI's PONI convention (SI units).
@@ -65,3 +66,4 @@ std::vector<float> solid_angle(const Geometry& g);
 std::vector<float> polarization(const Geometry& g, double factor, double axis_offset = 0.0);
 
 }  // namespace kiln
+#pragma GCC visibility pop

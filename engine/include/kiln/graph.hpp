@@ -8,6 +8,7 @@
 
 #include "kiln/context.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 namespace detail {
@@ -68,3 +69,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// What histogram() returns: the counts on the device, the edges on the host.
@@ -61,3 +62,4 @@ Histogram histogram(const Array& a, int bins, std::optional<std::pair<double, do
 Array bincount(const Array& a, size_t minlength = 0);
 
 } // namespace kiln
+#pragma GCC visibility pop

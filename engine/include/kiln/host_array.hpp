@@ -9,6 +9,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/shape.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Host-side array with value semantics (C order, (z, y, x)).
@@ -70,3 +71,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

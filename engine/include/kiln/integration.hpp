@@ -8,6 +8,7 @@
 
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Corrections and options of an integration; every pointer is optional and,
@@ -32,3 +33,4 @@ struct Profile1d {
 };
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -23,6 +23,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/shape.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// A range of a VkBuffer.
@@ -81,3 +82,4 @@ void wait_before_next_submission(const Context& ctx, VkSemaphore timeline, uint6
 void signal_after_next_submission(const Context& ctx, VkSemaphore timeline, uint64_t value);
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -16,6 +16,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::io {
 
 // Reading and writing arrays by file extension: .npy, .fits (.fit, .fts),
@@ -301,3 +302,4 @@ private:
 std::string create_temporary_beside(const std::string& path, std::error_code& ec);
 
 }  // namespace kiln::io
+#pragma GCC visibility pop

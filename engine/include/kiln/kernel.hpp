@@ -26,6 +26,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// GLSL that glslang rejected: what() holds the kernel name and glslang's log,
@@ -183,3 +184,4 @@ private:
 std::string cache_directory(const Context& ctx);
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -45,3 +45,4 @@
 #include "kiln/sky.hpp"
 #include "kiln/statistics.hpp"
 #include "kiln/tune.hpp"
+#include "kiln/version.hpp"

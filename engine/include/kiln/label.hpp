@@ -4,6 +4,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// A label image and the number of components in it.
@@ -42,3 +43,4 @@ Labels label(const Array& mask, int connectivity = 0);
 LabelsAsync label_async(const Array& mask, int connectivity = 0);
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Statistics of the pixels carrying one label. Positions are in (z, y, x)
@@ -41,3 +42,4 @@ struct LabelStats {
 std::string stats_to_csv(const std::vector<LabelStats>& stats, int ndim);
 
 }  // namespace kiln
+#pragma GCC visibility pop

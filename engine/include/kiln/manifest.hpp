@@ -22,6 +22,7 @@
 #include "kiln/context.hpp"
 #include "kiln/dtype.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// What an argument holds.
@@ -137,3 +138,4 @@ OpResult invoke(const OpEntry& op, OpArgs args);
 OpResult invoke(std::string_view name, OpArgs args);
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -12,6 +12,7 @@
 #include "kiln/label.hpp"
 #include "kiln/label_stats.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Measurements recorded on the GPU and not yet read back.
@@ -88,3 +89,4 @@ Measurements measure_async(const Array& image, const Array& labels, int32_t coun
 Measurements measure_async(const Array& image, const LabelsAsync& labels);
 
 }  // namespace kiln
+#pragma GCC visibility pop

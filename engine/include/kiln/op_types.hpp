@@ -2,6 +2,7 @@
 // Operation selectors shared by the GPU ops (kiln/elementwise.hpp) and their
 // CPU references (engine/cpu/), which must not include the GPU layers.
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 enum class BinaryOp { add, subtract, multiply, divide, minimum, maximum };
@@ -15,3 +16,4 @@ enum class Accumulation {
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -8,6 +8,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// uint8 flags of the numbers 0 .. upper - 1: 1 where the number is prime.
@@ -38,3 +39,4 @@ std::vector<uint32_t> primes_sieve(const Context& ctx, uint32_t upper);
 std::vector<uint32_t> flagged_numbers(const Array& flags, uint32_t base = 0);
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 class Context;
@@ -103,3 +104,4 @@ BenchmarkResult benchmark(Context& ctx, const std::function<void()>& fn, int n_r
 double median_of(std::vector<double> v);
 
 } // namespace kiln
+#pragma GCC visibility pop

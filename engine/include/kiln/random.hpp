@@ -3,6 +3,7 @@
 // sky, the samples' frames, test and benchmark inputs).
 #include <cstdint>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Advances `state` and returns the next 64 random bits (Steele, Lea and
@@ -18,3 +19,4 @@ inline uint64_t splitmix64(uint64_t& state) {
 inline double uniform01(uint64_t& state) { return double(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0); }
 
 }  // namespace kiln
+#pragma GCC visibility pop

@@ -29,6 +29,7 @@
 #include "kiln/array.hpp"
 #include "kiln/op_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// One axis in NumPy order (0 is the slowest varying); negative values count
@@ -101,3 +102,4 @@ Array argmax(const Array& a, Axis axis);
 Array count_nonzero(const Array& a, Axis axis);
 
 } // namespace kiln
+#pragma GCC visibility pop

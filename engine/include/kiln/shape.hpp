@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Shape of an array with 1 to 3 dimensions, C order, as NumPy's shape tuple.
@@ -42,3 +43,4 @@ private:
 };
 
 } // namespace kiln
+#pragma GCC visibility pop

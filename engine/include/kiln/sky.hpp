@@ -9,6 +9,7 @@
 
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// What synthetic_sky draws. Brightnesses scale with noise_sigma.
@@ -61,3 +62,4 @@ struct SkyTruth {
 HostArray synthetic_sky(const SkyParams& params, SkyTruth* truth = nullptr);
 
 }  // namespace kiln
+#pragma GCC visibility pop

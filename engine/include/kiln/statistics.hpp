@@ -21,6 +21,7 @@
 
 #include "kiln/array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// numpy.median(a) over all elements, of any dtype, taken as float64: the
@@ -100,3 +101,4 @@ struct ClipResultAsync {
 ClipResultAsync kappa_sigma_clip_async(const Array& a, double kappa = 3.0, int max_iters = 100);
 
 } // namespace kiln
+#pragma GCC visibility pop

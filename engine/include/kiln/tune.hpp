@@ -12,6 +12,7 @@
 
 #include "kiln/context.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 using WorkgroupSize = std::array<uint32_t, 3>;
@@ -72,3 +73,4 @@ void save_tuning(const Context& ctx, const std::string& kernel, WorkgroupSize si
 size_t load_tuning(Context& ctx);
 
 } // namespace kiln
+#pragma GCC visibility pop

@@ -18,6 +18,7 @@
 
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// What kappa_sigma_clip found: statistics of the values kept after the last
@@ -49,3 +50,4 @@ ClipResult kappa_sigma_clip(const HostArray& a, double kappa = 3.0, int max_iter
                             bool return_mask = false);
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -15,6 +15,7 @@
 #include "kiln/conv_types.hpp"
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 // The selectors are kiln's own (kiln/conv_types.hpp), shared with the GPU ops.
@@ -56,3 +57,4 @@ HostArray convolve1d(const HostArray& input, std::span<const double> weights, in
                      NdMode mode = NdMode::reflect, double cval = 0, int origin = 0);
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -5,6 +5,7 @@
 #include "kiln/host_array.hpp"
 #include "kiln/op_types.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// The operations of the GPU side, selected the same way.
@@ -69,3 +70,4 @@ HostArray cast(const HostArray& a, DType to);
 HostArray fill(Shape shape, DType dtype, double value);
 
 } // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// Counts per bin and the bins + 1 edges, as numpy.histogram returns them.
@@ -40,3 +41,4 @@ Histogram histogram(const HostArray& a, int bins,
 std::vector<int64_t> bincount(const HostArray& a, size_t minlength = 0);
 
 } // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -29,6 +29,7 @@
 #include "kiln/host_array.hpp"
 #include "kiln/integration.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// Per-pixel result of pre-processing (what the fused GPU kernel computes).
@@ -59,3 +60,4 @@ Profile1d sigma_clip(const Csr& csr, const HostArray& frame, const IntegratePara
                      int max_iter = 5);
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 
 #include "kiln/host_array.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// A label image and the number of components in it.
@@ -32,3 +33,4 @@ struct LabelResult {
 LabelResult label(const HostArray& mask, int connectivity = 0);
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop

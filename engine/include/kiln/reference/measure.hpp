@@ -8,6 +8,7 @@
 #include "kiln/host_array.hpp"
 #include "kiln/label_stats.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// Measures the pixels of each label in one pass, accumulating in float64;
@@ -36,3 +37,4 @@ std::vector<LabelStats> measure(const HostArray& image, const HostArray& labels,
                                 std::span<const int32_t> index = {});
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// Primes below upper, in increasing order, by trial division of each n by
@@ -16,3 +17,4 @@ std::vector<uint32_t> primes_trial_division(uint32_t upper);
 std::vector<uint32_t> primes_sieve(uint32_t upper);
 
 } // namespace kiln::cpu
+#pragma GCC visibility pop
