@@ -14,9 +14,15 @@ VKAPI_ATTR VkBool32 VKAPI_CALL collect(VkDebugUtilsMessageSeverityFlagBitsEXT, V
 
 } // namespace
 
-std::string first_message(const std::vector<std::string>& messages) {
-    return messages.empty() ? std::string()
-                            : std::to_string(messages.size()) + " message(s), first: " + messages.front();
+void with_app_device(const std::function<void(AppDevice&)>& body, AppFeatures features) {
+    std::vector<std::string> messages;
+    {
+        AppDevice app(messages, features);
+        body(app);
+    }
+    INFO((messages.empty() ? std::string()
+                           : std::to_string(messages.size()) + " message(s), first: " + messages.front()));
+    CHECK(messages.empty());
 }
 
 AppDevice::AppDevice(std::vector<std::string>& sink, AppFeatures f) : features_(f) {

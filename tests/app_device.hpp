@@ -15,8 +15,6 @@
 
 namespace kiln::test {
 
-/// "N message(s), first: ..." or "" (for INFO beside CHECK(messages.empty())).
-std::string first_message(const std::vector<std::string>& messages);
 
 /// The features an AppDevice is created with.
 struct AppFeatures {
@@ -100,5 +98,10 @@ private:
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
 };
+
+/// Runs `body` with an application's device made with `features`, then
+/// fails the test on any message the application's validation reported
+/// (kiln's use of the device included, and objects left on it when it goes).
+void with_app_device(const std::function<void(AppDevice&)>& body, AppFeatures features = {});
 
 } // namespace kiln::test

@@ -21,7 +21,6 @@
 using namespace kiln;
 using test::AppBuffer;
 using test::AppCommands;
-using test::AppDevice;
 using test::Timeline;
 
 namespace {
@@ -60,9 +59,7 @@ std::vector<float> ramp(size_t n, float scale, float bias) {
 // array: read by kiln's ops, pushed into and pulled from (through staging:
 // kiln has no mapping of it), and left to the application afterwards.
 TEST_CASE("an application's buffer is wrapped as an array, used by ops, pushed and pulled", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         const size_t n = 16 * 16;
         const VkDeviceSize offset = 256;  // a multiple of every device's minStorageBufferOffsetAlignment
         AppBuffer buf(app, offset + n * sizeof(float), array_usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -93,18 +90,14 @@ TEST_CASE("an application's buffer is wrapped as an array, used by ops, pushed a
             CHECK(w.to_vector<float>() == std::vector<float>(n, 4.25f));
             ctx.sync();  // kiln's work on the buffer is done before it goes
         }
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // kiln keeps host copies of convolution kernels whose memory no work has
 // touched since; the application writes its buffer behind kiln's back, so a
 // wrapped kernel is read again each time.
 TEST_CASE("a wrapped convolution kernel the application rewrites is read again", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         AppBuffer buf(app, 4 * sizeof(float), array_usage, host_memory);
         const std::vector<float> first{1, 2, 3, 4}, second{-5, 6, 0.5f, 8};
         std::memcpy(buf.mapped, first.data(), sizeof(float) * 4);
@@ -118,15 +111,11 @@ TEST_CASE("a wrapped convolution kernel the application rewrites is read again",
             CHECK(convolve2d(one, k).to_vector<float>() == second);
             ctx.sync();
         }
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 TEST_CASE("wrap_buffer refuses a null buffer, a misaligned offset and an overflowing range", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         AppBuffer buf(app, 4096, array_usage, host_memory);
         Context ctx(app.external());
         CHECK_THROWS_AS(wrap_buffer(ctx, VK_NULL_HANDLE, 0, Shape{4}), InvalidArgument);
@@ -141,18 +130,14 @@ TEST_CASE("wrap_buffer refuses a null buffer, a misaligned offset and an overflo
         CHECK_THROWS_AS(wrap_buffer(ctx, buf.buffer, 0, Shape{4}, DType::float64), Unsupported);  // not enabled
         CHECK_THROWS_WITH(buffer_of(Array()), Catch::Contains("null Array"));
         CHECK_NOTHROW(wrap_buffer(ctx, buf.buffer, 256, Shape{4}));
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // kiln writes the application's buffer (a copy and a kernel), signals a
 // timeline semaphore after that submission, and the application waits on the
 // host, then reads its own mapped memory.
 TEST_CASE("kiln signals an application's timeline after its next submission", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         const size_t n = 64;
         AppBuffer buf(app, 2 * n * sizeof(float), array_usage, host_memory);
         std::memset(buf.mapped, 0, 2 * n * sizeof(float));
@@ -196,18 +181,14 @@ TEST_CASE("kiln signals an application's timeline after its next submission", "[
             CHECK(std::vector<float>(host + n, host + 2 * n) == std::vector<float>(n, 9.0f));
             ctx.sync();
         }
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // kiln's next submission waits for the application's timeline: the
 // application fills its buffer on the host only after kiln has submitted
 // the work that reads it, then signals from the host.
 TEST_CASE("kiln's next submission waits for an application's timeline", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         const size_t n = 48;
         AppBuffer buf(app, n * sizeof(float), array_usage, host_memory);
         std::memset(buf.mapped, 0, n * sizeof(float));
@@ -230,9 +211,7 @@ TEST_CASE("kiln's next submission waits for an application's timeline", "[intero
             CHECK(r.to_vector<float>() == expect);
             ctx.sync();
         }
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // buffer_of: the application copies a kiln result into its own image (and
@@ -240,9 +219,7 @@ TEST_CASE("kiln's next submission waits for an application's timeline", "[intero
 // one timeline: kiln signals 1, the application waits for 1 and signals 2,
 // kiln waits for 2 before it writes the array again.
 TEST_CASE("buffer_of gives the buffer of a kiln array, ordered with the application's work by timelines", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         const uint32_t width = 8, height = 4;
         const size_t n = width * height;
         const std::vector<float> v = ramp(n, 1.25f, -10.0f);
@@ -312,19 +289,15 @@ TEST_CASE("buffer_of gives the buffer of a kiln array, ordered with the applicat
         }
         vkDestroyImage(app.device, image, nullptr);
         vkFreeMemory(app.device, image_memory, nullptr);
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // The application shares its queue with other threads: kiln takes its lock
 // around each use of the queue, balanced, never nested.
 TEST_CASE("kiln calls the application's queue lock around every use of the queue", "[interop]") {
-    std::vector<std::string> messages;
     std::recursive_mutex queue_mutex;  // recursive: a nested lock is counted, not a deadlock
     std::atomic<int> locks{0}, unlocks{0}, held{0}, nested{0};
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         ExternalDevice ed = app.external();
         ed.lock_queue = [&] {
             queue_mutex.lock();
@@ -369,18 +342,14 @@ TEST_CASE("kiln calls the application's queue lock around every use of the queue
             before_destruction = locks.load();
         }
         CHECK(locks.load() == before_destruction + 1);  // vkQueueWaitIdle as the context goes
-    }
+    });
     CHECK(locks.load() == unlocks.load());
     CHECK(nested.load() == 0);
     CHECK(held.load() == 0);
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
 }
 
 TEST_CASE("an ExternalDevice with lock_queue but no unlock_queue, or the reverse, is refused", "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages);
+    test::with_app_device([&](test::AppDevice& app) {
         ExternalDevice lock_only = app.external();
         lock_only.lock_queue = [] {};
         CHECK_THROWS_AS(Context(lock_only), InvalidArgument);
@@ -388,39 +357,35 @@ TEST_CASE("an ExternalDevice with lock_queue but no unlock_queue, or the reverse
         ExternalDevice unlock_only = app.external();
         unlock_only.unlock_queue = [] {};
         CHECK_THROWS_WITH(Context(unlock_only), Catch::Contains("unlock_queue but no lock_queue"));
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // lavapipe supports both features: a device created without one is told
 // what to enable, by struct and member.
 TEST_CASE("an adopted device without synchronization2 or timelineSemaphore is refused, naming what to enable",
           "[interop]") {
-    std::vector<std::string> messages;
-    {
-        AppDevice app(messages, {.synchronization2 = false, .timeline_semaphore = true});
-        CHECK_THROWS_AS(Context(app.external()), Unsupported);
-        CHECK_THROWS_WITH(Context(app.external()),
-                          Catch::Contains("VkPhysicalDeviceVulkan13Features::synchronization2 is not enabled on the "
-                                          "adopted device; enable it in VkDeviceCreateInfo and set "
-                                          "ExternalDevice::synchronization2"));
-    }
-    {
-        AppDevice app(messages, {.synchronization2 = true, .timeline_semaphore = false});
-        CHECK_THROWS_WITH(Context(app.external()),
-                          Catch::Contains("VkPhysicalDeviceVulkan12Features::timelineSemaphore is not enabled") &&
-                              Catch::Contains("ExternalDevice::timeline_semaphore"));
-    }
-    {
+    test::with_app_device(
+        [](test::AppDevice& app) {
+            CHECK_THROWS_AS(Context(app.external()), Unsupported);
+            CHECK_THROWS_WITH(Context(app.external()),
+                              Catch::Contains("VkPhysicalDeviceVulkan13Features::synchronization2 is not enabled on "
+                                              "the adopted device; enable it in VkDeviceCreateInfo and set "
+                                              "ExternalDevice::synchronization2"));
+        },
+        {.synchronization2 = false, .timeline_semaphore = true});
+    test::with_app_device(
+        [](test::AppDevice& app) {
+            CHECK_THROWS_WITH(Context(app.external()),
+                              Catch::Contains("VkPhysicalDeviceVulkan12Features::timelineSemaphore is not enabled") &&
+                                  Catch::Contains("ExternalDevice::timeline_semaphore"));
+        },
+        {.synchronization2 = true, .timeline_semaphore = false});
+    test::with_app_device([](test::AppDevice& app) {
         // Enabled on the device, but the application did not say so.
-        AppDevice app(messages);
         ExternalDevice ed = app.external();
         ed.synchronization2 = false;
         CHECK_THROWS_WITH(Context(ed), Catch::Contains("synchronization2 is not enabled"));
-    }
-    INFO(test::first_message(messages));
-    CHECK(messages.empty());
+    });
 }
 
 // An intermediate no Array held when its graph was compiled lives in the

@@ -160,7 +160,9 @@ public:
 
     /// Submits pending work and waits for all work of this context to finish.
     void sync();
-    /// Submits pending work without waiting.
+    /// Submits pending work without waiting. While an application's
+    /// timeline wait or signal is pending (kiln/interop.hpp), it submits even
+    /// with no work pending (an empty command buffer carries them).
     void flush();
 
     /// Per-kernel timing of the work done so far (when timing is on).
