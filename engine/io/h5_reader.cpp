@@ -175,11 +175,7 @@ FrameStackReader& FrameStackReader::operator=(FrameStackReader&& o) noexcept {
 }
 
 void FrameStackReader::release() noexcept {
-    if (dset_ < 0 && file_ < 0) return;
-    HdfCall guard;
-    if (dset_ >= 0) H5Dclose(dset_);
-    if (file_ >= 0) H5Fclose(file_);
-    dset_ = file_ = -1;
+    close_dataset_and_file(dset_, file_);
 }
 
 std::string FrameStackReader::where(size_t frame) const {

@@ -57,4 +57,12 @@ std::optional<DType> dtype_of_h5(hid_t type) {
     }
 }
 
+void close_dataset_and_file(int64_t& dset, int64_t& file) noexcept {
+    if (dset < 0 && file < 0) return;
+    HdfCall guard;
+    if (dset >= 0) H5Dclose(dset);
+    if (file >= 0) H5Fclose(file);
+    dset = file = -1;
+}
+
 }  // namespace kiln::io

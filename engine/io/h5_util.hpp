@@ -63,6 +63,10 @@ private:
     herr_t (*close_)(hid_t);
 };
 
+// Closes a dataset, then its file, where either is open (>= 0), ignoring
+// failures (for destructors and moves); both become -1.
+void close_dataset_and_file(int64_t& dset, int64_t& file) noexcept;
+
 // A dtype's HDF5 types: in memory (native) and in files (little-endian).
 struct H5Types {
     hid_t native, file;

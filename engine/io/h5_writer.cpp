@@ -99,11 +99,7 @@ FrameStackWriter& FrameStackWriter::operator=(FrameStackWriter&& o) noexcept {
 }
 
 void FrameStackWriter::release() noexcept {
-    if (dset_ < 0 && file_ < 0) return;
-    HdfCall guard;
-    if (dset_ >= 0) H5Dclose(dset_);
-    if (file_ >= 0) H5Fclose(file_);
-    dset_ = file_ = -1;
+    close_dataset_and_file(dset_, file_);
 }
 
 std::string FrameStackWriter::where() const {
