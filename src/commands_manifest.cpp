@@ -31,6 +31,13 @@ std::string flag(const ArgSpec& a) {
     return positional ? upper(a.name) : "--" + dashed(a.name);
 }
 
+// One item of a list of whole numbers (given one value per word).
+ArgSpec item_of(const ArgSpec& list) {
+    ArgSpec item = list;
+    item.kind = ArgKind::integer;
+    return item;
+}
+
 // A CLI11 check of a value's text by the manifest's parser.
 CLI::Validator schema_check(const ArgSpec& a) {
     return CLI::Validator(
@@ -111,10 +118,8 @@ OpArgs arguments(Globals& g, const OpEntry& e, const Parsed& p) {
     for (const ArgSpec& a : e.args) {
         if (p.options.at(a.name)->count() == 0) continue;  // invoke fills its default
         if (a.kind == ArgKind::integers) {
-            ArgSpec item_spec = a;
-            item_spec.kind = ArgKind::integer;
             std::vector<int64_t> v;
-            for (const std::string& item : p.lists.at(a.name)) v.push_back(std::get<int64_t>(parse_arg(item_spec, item)));
+            for (const std::string& item : p.lists.at(a.name)) v.push_back(std::get<int64_t>(parse_arg(item_of(a), item)));
             args.set(a.name, std::move(v));
             continue;
         }
@@ -138,10 +143,8 @@ void manifest_command(CLI::App& app, Globals& g, const OpEntry& e) {
         CLI::Option* o = nullptr;
         if (a.kind == ArgKind::integers) {
             o = c->add_option(flag(a), p->lists[a.name], a.doc);
-            ArgSpec item_spec = a;
-            item_spec.kind = ArgKind::integer;
             if (a.min >= 0) o->check(whole_number(static_cast<uint64_t>(a.min), static_cast<uint64_t>(a.max)));
-            else o->check(schema_check(item_spec));
+            else o->check(schema_check(item_of(a)));
         } else {
             o = c->add_option(flag(a), p->text[a.name], a.doc);
             if (a.kind == ArgKind::choice) o->check(CLI::IsMember(a.choices));
