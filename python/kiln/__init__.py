@@ -13,7 +13,9 @@ the values fit.
 Every op of kiln's manifest is a function here with SciPy's or NumPy's
 name and keyword arguments (kiln.ops() lists them); label, measure,
 histogram, bincount, percentile, kappa_sigma_clip, the azimuthal
-integrator and the bitshuffle-LZ4 decoder are written by hand.
+integrator and the bitshuffle-LZ4 decoder are written by hand, as are the
+pipeline forms that keep results on the device (kappa_sigma_clip_async,
+label_async, measure_async: one read-back for the whole astronomy chain).
 
 Ops record GPU work and return at once; a.get(), numpy.asarray(a), a
 number result, or kiln.sync() waits. The GIL is released while kiln records
@@ -34,6 +36,7 @@ from ._kiln import (  # noqa: F401  (the public names)
     Array, AzimuthalIntegrator, AzimuthalResult, BenchmarkResult, CompileError, Context, DeviceInfo, Error,
     FrameStack, FrameStackWriter, Graph, InvalidArgument, IoError, Kernel, OutOfMemory, Unsupported, VulkanError,
     decode_bslz4, default_context, devices, read_array, select_device, synthetic_sky, write_array,
+    ClipAsync, LabelsAsync, MeasureAsync, kappa_sigma_clip_async, label_async, measure_async,
 )
 
 __version__ = _kiln.__version__

@@ -296,7 +296,29 @@ GPU work and return at once; get() (or numpy.asarray) waits for it.)");
         .def_property_readonly("size", &Array::size)
         .def_property_readonly("nbytes", &Array::nbytes)
         .def_property_readonly("context", &Array::context, "The kiln.Context the array lives in.")
-        .def("get", &to_numpy, "Waits for the GPU and returns the values as a new NumPy array.")
+        .def(
+            "get",
+            [](const Array& a, const py::object& out) -> py::object {
+                if (out.is_none()) return to_numpy(a);
+                // Into the caller's array (as CuPy's get(out=)): C-contiguous,
+                // writable, of the array's shape and dtype.
+                const py::object np_out = numpy().attr("asarray")(out);
+                if (!shape_tuple(a.shape()).equal(py::object(np_out.attr("shape"))) ||
+                    !py::object(np_out.attr("dtype")).equal(numpy_dtype(a.dtype())) ||
+                    !np_out.attr("flags").attr("c_contiguous").cast<bool>())
+                    throw InvalidArgument("get(out=): out must be a C-contiguous NumPy array of shape " +
+                                          a.shape().str() + " and dtype " + std::string(dtype_name(a.dtype())) +
+                                          ", not " + std::string(py::str(np_out.attr("shape"))) + " " +
+                                          std::string(py::str(np_out.attr("dtype"))));
+                py::buffer_info info = py::buffer(np_out).request(true);
+                {
+                    py::gil_scoped_release release;
+                    a.pull(info.ptr, a.nbytes());
+                }
+                return out;
+            },
+            py::arg("out") = py::none(),
+            "Waits for the GPU and returns the values as a NumPy array: a new one, or `out`.")
         .def(
             "__array__",
             [](const Array& a, const py::object& dtype, const py::object&) {

@@ -60,11 +60,16 @@ template <typename T> py::object numpy_of(const std::vector<T>& values, const ch
     return array;
 }
 
+/// measure's columns (NumPy arrays by name) and kappa_sigma_clip's dict.
+py::dict stats_columns(const std::vector<LabelStats>& stats, size_t ndim);
+py::object clip_result(const ClipResult& r);
+
 void init_errors(py::module_& m);
 void init_arrays(py::module_& m);
 void init_ops(py::module_& m);
 void init_runtime(py::module_& m);
 void init_kernels(py::module_& m);
 void init_diffraction(py::module_& m);
+void init_pipeline(py::module_& m);
 
 }  // namespace kiln::python

@@ -127,6 +127,7 @@ PYBIND11_MODULE(_kiln, m) {
     init_ops(m);
     init_kernels(m);
     init_diffraction(m);
+    init_pipeline(m);
     m.def("_release_default_context", [] { set_default_context(std::nullopt); },
           "Drops the default context (at interpreter exit, before the driver unloads).");
 }

@@ -143,6 +143,8 @@ py::object invoke_op(const std::string& name, const py::dict& kwargs, const py::
     return result_object(r);
 }
 
+}  // namespace
+
 py::dict stats_columns(const std::vector<LabelStats>& stats, size_t ndim) {
     const size_t n = stats.size();
     // One value per label: shape (n,).
@@ -175,7 +177,6 @@ py::object clip_result(const ClipResult& r) {
     return d;
 }
 
-}  // namespace
 
 void init_ops(py::module_& m) {
     m.def("manifest", &manifest, "Every op of kiln's manifest: name, doc, family, args, result.");
