@@ -8,6 +8,11 @@ ratio, CPU ms, speedup over the CPU, the floor from bytes moved and FLOPs, and
 the fraction of the floor reached. Writes JSON and a Markdown table.
 
     bench/compare.py --kiln-bench build/bench/kiln-bench --out bench/results/DATE-h200
+
+With --python (and the kiln package importable: PYTHONPATH=build/python),
+the same W workloads also run through kiln from Python (bench/kiln_python.py),
+timed the same way, in a column beside kiln-bench's, with the Python host
+cost of one op.
 """
 import argparse
 import datetime
@@ -368,6 +373,8 @@ def main():
     ap.add_argument("--out", default="", help="write OUT.json and OUT.md")
     ap.add_argument("--kiln-json", default="", help="use this kiln-bench JSON instead of running it")
     ap.add_argument("--rerender", default="", help="render a saved OUT.json again (to --out) and exit")
+    ap.add_argument("--python", action="store_true",
+                    help="add a kiln-from-Python column (bench/kiln_python.py; kiln importable)")
     args = ap.parse_args()
     if args.rerender:
         return rerender(args.rerender, args.out)
@@ -389,6 +396,14 @@ def main():
     if not os.path.exists(sky_path) and os.path.exists(args.kiln):
         subprocess.run([args.kiln, "synthetic-sky", "-o", sky_path], check=False)
 
+    py, py_overhead = {}, None
+    if args.python:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import kiln_python
+        py = kiln_python.run(args.size == "full", args.repeat, args.filter)
+        py_overhead = kiln_python.overhead()
+        print("kiln from Python, host cost per op:", py_overhead, flush=True)
+
     rows = []
     peers = {}
     if cp is None:
@@ -407,7 +422,8 @@ def main():
         row = {"id": wid, "name": k.get("name") or (peers[wid][0] if wid in peers else ""),
                "kiln_ms": k.get("wall_ms") if is_wall(wid) else k.get("gpu_ms"), "kiln_ok": k.get("ok"),
                "kiln_metrics": k.get("metrics", {}),
-               "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", "")}
+               "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", ""),
+               "kiln_py_ms": py.get(wid, {}).get("ms")}
         if wid in peers:
             name, mk_gpu, mk_cpu = peers[wid]
             try:
@@ -430,7 +446,8 @@ def main():
         rows.append(row)
     meta = {"date": datetime.date.today().isoformat(), "device": kiln.get("device"), "driver": kiln.get("driver"),
             "vulkan": kiln.get("vulkan"), "kiln": kiln.get("kiln"),
-            "cupy": getattr(cp, "__version__", None), "numpy": np.__version__, "notes": notes}
+            "cupy": getattr(cp, "__version__", None), "numpy": np.__version__, "notes": notes,
+            "python_overhead": py_overhead}
     render(rows, meta, kiln, args.out)
     return 0
 
@@ -440,6 +457,9 @@ def derive(row):
     row["ratio_cupy_over_kiln"] = cms / kms if kms and cms else None
     row["speedup_over_cpu"] = pms / kms if kms and pms else None
     row["fraction_of_floor"] = fms / kms if kms and fms else None
+    yms = row.get("kiln_py_ms")
+    row["python_over_bench"] = yms / kms if kms and yms else None
+    row["cupy_over_python"] = cms / yms if yms and cms else None
 
 
 def rerender(path, out):
@@ -459,9 +479,12 @@ def render(rows, meta, kiln, out):
 
     def f(v, fmt="{:.3f}"):
         return fmt.format(v) if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else "-"
+    python = any(r.get("kiln_py_ms") for r in rows)
     head = ("| id | workload | kiln ms | CuPy ms | CuPy/kiln | CPU ms | kiln speedup vs CPU | floor ms | floor/kiln "
             "| kiln = CPU ref | CuPy = CPU |")
-    lines = [head, "|" + "---|" * 11]
+    if python:
+        head += " kiln from Python ms | Python/kiln-bench | CuPy/Python |"
+    lines = [head, "|" + "---|" * (14 if python else 11)]
 
     def yn(v):
         return "-" if v is None else ("yes" if v else "NO")
@@ -470,7 +493,9 @@ def render(rows, meta, kiln, out):
                      f"{f(r['ratio_cupy_over_kiln'], '{:.1f}x')} | {f(r['cpu_ms'], '{:.1f}')} | "
                      f"{f(r['speedup_over_cpu'], '{:.0f}x')} | {f(r['floor_ms'], '{:.3f}')} | "
                      f"{f(r['fraction_of_floor'], '{:.0%}')} | {yn(r['kiln_ok'] if r['kiln_ms'] else None)} | "
-                     f"{yn(r.get('cupy_agrees_with_cpu'))} |")
+                     f"{yn(r.get('cupy_agrees_with_cpu'))} |" +
+                     (f" {f(r.get('kiln_py_ms'), '{:.4f}')} | {f(r.get('python_over_bench'), '{:.2f}')} | "
+                      f"{f(r.get('cupy_over_python'), '{:.1f}x')} |" if python else ""))
     table = "\n".join(lines)
     print("\n" + table)
     for n in notes:
@@ -487,6 +512,13 @@ def render(rows, meta, kiln, out):
                      "'kiln = CPU ref': kiln-bench compared its output with kiln's CPU reference (itself "
                      "tested against SciPy fixtures); 'CuPy = CPU': CuPy's output against NumPy/SciPy's "
                      "(allclose rtol 1e-4; labelling: the same number of labels).\n\n")
+            if python:
+                o = meta.get("python_overhead") or {}
+                fh.write("'kiln from Python': the same workloads through the kiln package (bench/kiln_python.py), "
+                         "timed by kiln.benchmark as kiln-bench times them. Python host cost per op (64x64 add, "
+                         f"median of 20 rounds of {o.get('calls')} calls, each followed by a sync): recorded without waiting "
+                         f"{o.get('eager_us', 0):.2f} us (kiln.add), {o.get('operator_us', 0):.2f} us (a + 1.0); "
+                         f"recorded and synced {o.get('synced_us', 0):.1f} us.\n\n")
             fh.write(table + "\n")
             for n in notes:
                 fh.write(f"\nNote: {n}\n")
