@@ -1,4 +1,4 @@
-#include "cpu/gaussian.hpp"
+#include "kiln/reference/gaussian.hpp"
 
 #include <span>
 #include <vector>

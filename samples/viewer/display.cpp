@@ -5,92 +5,18 @@
 #include <backends/imgui_impl_vulkan.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <cstring>
 
+#include "device_setup.hpp"
 #include "kiln/error.hpp"
+#include "vk_util.hpp"
 
 namespace viewer {
 
 namespace {
 
-std::atomic<uint64_t> validation_messages{0};
-
-VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                     VkDebugUtilsMessageTypeFlagsEXT,
-                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
-    ++validation_messages;
-    std::fprintf(stderr, "viewer: validation %s: %s\n",
-                 severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error" : "warning",
-                 data && data->pMessage ? data->pMessage : "");
-    return VK_FALSE;
-}
-
-const char* result_name(VkResult r) {
-    switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_SURFACE_LOST_KHR: return "VK_ERROR_SURFACE_LOST_KHR";
-    case VK_ERROR_NATIVE_WINDOW_IN_USE_KHR: return "VK_ERROR_NATIVE_WINDOW_IN_USE_KHR";
-    case VK_ERROR_OUT_OF_DATE_KHR: return "VK_ERROR_OUT_OF_DATE_KHR";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    default: return "VkResult";
-    }
-}
-
-void check(VkResult r, const char* what) {
-    if (r != VK_SUCCESS)
-        throw kiln::VulkanError(std::string(what) + " failed: " + result_name(r) + " (" + std::to_string(r) + ")",
-                                r);
-}
-
-std::string glfw_error() {
-    const char* d = nullptr;
-    int code = glfwGetError(&d);
-    return code == GLFW_NO_ERROR || !d ? std::string() : std::string(d);
-}
-
-bool has_layer(const char* name) {
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (auto& l : layers)
-        if (std::strcmp(l.layerName, name) == 0) return true;
-    return false;
-}
-
-std::vector<std::string> device_extensions(VkPhysicalDevice pd) {
-    uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> e(n);
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, e.data());
-    std::vector<std::string> names;
-    for (auto& x : e) names.push_back(x.extensionName);
-    return names;
-}
-
-bool contains(const std::vector<std::string>& v, const char* s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 constexpr uint64_t wait_limit_ns = 120ull * 1000000000ull;  // two minutes, as kiln's default
 
 }  // namespace
-
-uint64_t validation_message_count() { return validation_messages.load(); }
 
 Display::Display(const DisplayOptions& options) : options_(options) {
     glfwSetErrorCallback(nullptr);
@@ -112,14 +38,18 @@ Display::Display(const DisplayOptions& options) : options_(options) {
     window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (!window_) throw kiln::Error("cannot create a window: " + glfw_error());  // GLFW says why
     glfwSetWindowSizeLimits(window_, 480, 240, GLFW_DONT_CARE, GLFW_DONT_CARE);
-    create_instance();
+    instance_ = create_instance(options_.validation, messenger_);
     VkResult r = glfwCreateWindowSurface(instance_, window_, nullptr, &surface_);
     if (r != VK_SUCCESS)
         throw kiln::VulkanError("no Vulkan surface support for the window: glfwCreateWindowSurface failed (" +
                                     std::string(result_name(r)) + ") " + glfw_error(),
                                 r);
-    pick_device();
-    create_device();
+    const PickedDevice picked = pick_device(instance_, surface_, options_.device);
+    physical_ = picked.physical;
+    family_ = picked.family;
+    external_ = create_device(instance_, physical_, family_);
+    device_ = external_.device;
+    queue_ = external_.queue;
 
     VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -201,239 +131,14 @@ Display::~Display() {
         vkDestroyDevice(device_, nullptr);
     }
     if (surface_) vkDestroySurfaceKHR(instance_, surface_, nullptr);
-    if (messenger_) {
-        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-            vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
-        if (destroy) destroy(instance_, messenger_, nullptr);
-    }
-    if (instance_) vkDestroyInstance(instance_, nullptr);
+    destroy_instance(instance_, messenger_);
     if (window_) glfwDestroyWindow(window_);
     if (glfw_) glfwTerminate();
 }
 
-void Display::create_instance() {
-    uint32_t version = 0;
-    if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_3)
-        throw kiln::Error("the Vulkan loader supports API " + std::to_string(VK_API_VERSION_MAJOR(version)) + "." +
-                          std::to_string(VK_API_VERSION_MINOR(version)) + "; the viewer needs Vulkan 1.3");
-    uint32_t n = 0;
-    const char** required = glfwGetRequiredInstanceExtensions(&n);
-    if (!required)
-        throw kiln::Error("no Vulkan surface support: the Vulkan loader offers none of the window-system surface "
-                          "extensions GLFW needs (is a Vulkan driver installed? e.g. mesa-vulkan-drivers)");
-    std::vector<const char*> extensions(required, required + n);
-    std::vector<const char*> layers;
-    const char* validation_layer = "VK_LAYER_KHRONOS_validation";
-    if (options_.validation) {
-        if (!has_layer(validation_layer))
-            throw kiln::Error("validation was asked for (KILN_VALIDATION=1 or --validation) but the layer "
-                              "VK_LAYER_KHRONOS_validation is not installed (Debian: apt-get install "
-                              "vulkan-validationlayers)");
-        layers.push_back(validation_layer);
-        extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-    }
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = "kiln viewer";
-    app.pEngineName = "kiln";
-    app.apiVersion = VK_API_VERSION_1_3;
+kiln::ExternalDevice Display::external() const { return external_; }
 
-    // As kiln's own instance: synchronization validation too, and the
-    // messenger from instance creation on.
-    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
-    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-    features.enabledValidationFeatureCount = 1;
-    features.pEnabledValidationFeatures = enables;
-    VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    mi.pfnUserCallback = &on_validation_message;
-    features.pNext = &mi;
-
-    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ci.pNext = options_.validation ? &features : nullptr;
-    ci.pApplicationInfo = &app;
-    ci.enabledLayerCount = static_cast<uint32_t>(layers.size());
-    ci.ppEnabledLayerNames = layers.data();
-    ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
-    ci.ppEnabledExtensionNames = extensions.data();
-    VkResult r = vkCreateInstance(&ci, nullptr, &instance_);
-    if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-        throw kiln::VulkanError("no Vulkan driver found (install a GPU driver or Mesa's lavapipe: apt-get install "
-                                "mesa-vulkan-drivers)",
-                                r);
-    if (r == VK_ERROR_EXTENSION_NOT_PRESENT)
-        throw kiln::VulkanError("no Vulkan surface support: the driver lacks an instance extension the window "
-                                "needs (VK_ERROR_EXTENSION_NOT_PRESENT)",
-                                r);
-    check(r, "vkCreateInstance");
-    if (options_.validation) {
-        auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-            vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
-        if (!create) throw kiln::Error("VK_EXT_debug_utils is missing although validation was asked for");
-        check(create(instance_, &mi, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
-    }
-}
-
-void Display::pick_device() {
-    uint32_t n = 0;
-    check(vkEnumeratePhysicalDevices(instance_, &n, nullptr), "vkEnumeratePhysicalDevices");
-    std::vector<VkPhysicalDevice> pds(n);
-    check(vkEnumeratePhysicalDevices(instance_, &n, pds.data()), "vkEnumeratePhysicalDevices");
-    if (pds.empty()) throw kiln::Error("no Vulkan device found");
-
-    std::string reasons;
-    int best_score = -1;
-    for (uint32_t i = 0; i < pds.size(); ++i) {
-        VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(pds[i], &p);
-        const std::string name = p.deviceName;
-        if (!options_.device.empty()) {
-            const bool by_index = options_.device.find_first_not_of("0123456789") == std::string::npos;
-            if (by_index ? std::to_string(i) != options_.device
-                         : lower(name).find(lower(options_.device)) == std::string::npos)
-                continue;
-        }
-        auto refuse = [&](const std::string& why) { reasons += "\n  " + std::to_string(i) + " " + name + ": " + why; };
-        if (p.apiVersion < VK_API_VERSION_1_3) {
-            refuse("Vulkan 1.2 or older");
-            continue;
-        }
-        VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-        VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-        f12.pNext = &f13;
-        VkPhysicalDeviceFeatures2 f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-        f.pNext = &f12;
-        vkGetPhysicalDeviceFeatures2(pds[i], &f);
-        if (!f13.synchronization2 || !f12.timelineSemaphore) {
-            refuse("no synchronization2 or timeline semaphores");
-            continue;
-        }
-        if (!f.features.shaderFloat64) {
-            refuse("no float64 in shaders (kiln's kappa-sigma clipping needs it)");
-            continue;
-        }
-        if (!contains(device_extensions(pds[i]), VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
-            refuse("no VK_KHR_swapchain");
-            continue;
-        }
-        uint32_t nf = 0;
-        vkGetPhysicalDeviceQueueFamilyProperties(pds[i], &nf, nullptr);
-        std::vector<VkQueueFamilyProperties> families(nf);
-        vkGetPhysicalDeviceQueueFamilyProperties(pds[i], &nf, families.data());
-        int family = -1;
-        for (uint32_t q = 0; q < nf && family < 0; ++q) {
-            VkBool32 present = VK_FALSE;
-            vkGetPhysicalDeviceSurfaceSupportKHR(pds[i], q, surface_, &present);
-            const VkQueueFlags need = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-            if (present && (families[q].queueFlags & need) == need) family = static_cast<int>(q);
-        }
-        if (family < 0) {
-            refuse("no queue family with graphics, compute and presentation to this window");
-            continue;
-        }
-        const int score = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU     ? 3
-                          : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2
-                                                                                   : 1;
-        if (score > best_score) {
-            best_score = score;
-            physical_ = pds[i];
-            family_ = static_cast<uint32_t>(family);
-        }
-    }
-    if (!physical_) {
-        if (reasons.empty())
-            throw kiln::Error("no Vulkan device matches --device " + options_.device + " (`kiln devices` lists them)");
-        throw kiln::Error("no Vulkan device can run the viewer:" + reasons);
-    }
-}
-
-void Display::create_device() {
-    VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-    f12.pNext = &f13;
-    f11.pNext = &f12;
-    VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    have.pNext = &f11;
-    vkGetPhysicalDeviceFeatures2(physical_, &have);
-
-    // What kiln's own device enables, where this one has it, and what the
-    // adoption needs (synchronization2, timeline semaphores).
-    VkPhysicalDeviceVulkan13Features e13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    e13.synchronization2 = VK_TRUE;
-    VkPhysicalDeviceVulkan12Features e12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    e12.pNext = &e13;
-    e12.timelineSemaphore = VK_TRUE;
-    e12.shaderInt8 = f12.shaderInt8;
-    e12.shaderFloat16 = f12.shaderFloat16;
-    e12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
-    e12.hostQueryReset = f12.hostQueryReset;
-    VkPhysicalDeviceVulkan11Features e11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-    e11.pNext = &e12;
-    e11.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
-    VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    enable.pNext = &e11;
-    enable.features.shaderFloat64 = have.features.shaderFloat64;
-    enable.features.shaderInt64 = have.features.shaderInt64;
-    enable.features.shaderInt16 = have.features.shaderInt16;
-
-    const auto exts = device_extensions(physical_);
-    std::vector<const char*> extensions{VK_KHR_SWAPCHAIN_EXTENSION_NAME};
-    const bool push = contains(exts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    if (push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    if (contains(exts, "VK_KHR_portability_subset")) extensions.push_back("VK_KHR_portability_subset");
-
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qi.queueFamilyIndex = family_;
-    qi.queueCount = 1;
-    qi.pQueuePriorities = &priority;
-    VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    ci.pNext = &enable;
-    ci.queueCreateInfoCount = 1;
-    ci.pQueueCreateInfos = &qi;
-    ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
-    ci.ppEnabledExtensionNames = extensions.data();
-    check(vkCreateDevice(physical_, &ci, nullptr, &device_), "vkCreateDevice");
-    vkGetDeviceQueue(device_, family_, 0, &queue_);
-
-    features_.float64 = enable.features.shaderFloat64;
-    features_.int64 = enable.features.shaderInt64;
-    features_.int16 = enable.features.shaderInt16;
-    features_.int8 = e12.shaderInt8;
-    features_.float16 = e12.shaderFloat16;
-    features_.storage8 = e12.storageBuffer8BitAccess;
-    features_.storage16 = e11.storageBuffer16BitAccess;
-    features_.push_descriptors = push;
-    features_.host_query_reset = e12.hostQueryReset;
-    features_.synchronization2 = true;
-    features_.timeline_semaphore = true;
-}
-
-kiln::ExternalDevice Display::external() const {
-    kiln::ExternalDevice e = features_;
-    e.instance = instance_;
-    e.physical_device = physical_;
-    e.device = device_;
-    e.queue = queue_;
-    e.queue_family = family_;
-    return e;  // one thread submits: no queue lock needed
-}
-
-std::string Display::device_name() const {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(physical_, &p);
-    return p.deviceName;
-}
-
-uint32_t Display::memory_type(uint32_t bits, VkMemoryPropertyFlags want) const {
-    VkPhysicalDeviceMemoryProperties m;
-    vkGetPhysicalDeviceMemoryProperties(physical_, &m);
-    for (uint32_t i = 0; i < m.memoryTypeCount; ++i)
-        if ((bits & (1u << i)) && (m.memoryTypes[i].propertyFlags & want) == want) return i;
-    throw kiln::Error("no Vulkan memory type with the properties the viewer needs");
-}
+std::string Display::device_name() const { return viewer::device_name(physical_); }
 
 void Display::create_swapchain() {
     VkSurfaceCapabilitiesKHR caps;
@@ -530,7 +235,7 @@ void Display::create_canvas() {
     vkGetImageMemoryRequirements(device_, canvas_, &req);
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
-    ai.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    ai.memoryTypeIndex = memory_type(physical_, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     check(vkAllocateMemory(device_, &ai, nullptr, &canvas_memory_), "vkAllocateMemory");
     check(vkBindImageMemory(device_, canvas_, canvas_memory_, 0), "vkBindImageMemory");
     VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
@@ -679,7 +384,7 @@ void Display::record_capture(uint64_t frame, VkImage target) {
         vkGetBufferMemoryRequirements(device_, readback_, &req);
         VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         ai.allocationSize = req.size;
-        ai.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+        ai.memoryTypeIndex = memory_type(physical_, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
         VkPhysicalDeviceMemoryProperties m;
         vkGetPhysicalDeviceMemoryProperties(physical_, &m);
         readback_coherent_ =

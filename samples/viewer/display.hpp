@@ -1,13 +1,14 @@
 #pragma once
 // The viewer's own Vulkan: a GLFW window, the instance and device the
-// application creates (and kiln adopts), the swapchain, and each frame's
-// submission: the picture kiln wrote into one of its buffers is copied into
-// an image, the control panel (Dear ImGui) drawn over it, and the result
-// blitted into the swapchain image and presented. Timeline semaphores order
-// it against kiln's work: kiln signals `kiln_timeline` when frame f's
-// picture is written, the frame's submission waits for it and signals
-// `app_timeline` f once it has read the picture, and kiln's next
-// submission waits for that before it writes the picture again.
+// application creates (device_setup.hpp) and kiln adopts, the swapchain,
+// and each frame's submission: the picture kiln wrote into one of its
+// buffers is copied into an image, the control panel (Dear ImGui) drawn
+// over it, and the result blitted into the swapchain image and presented.
+// Timeline semaphores order it against kiln's work: kiln signals
+// `kiln_timeline` when frame f's picture is written, the frame's submission
+// waits for it and signals `app_timeline` f once it has read the picture,
+// and kiln's next submission waits for that before it writes the picture
+// again.
 #include <vulkan/vulkan.h>  // before GLFW, which then declares its Vulkan functions
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -85,14 +86,10 @@ public:
     Picture captured();
 
 private:
-    void create_instance();
-    void pick_device();
-    void create_device();
     void create_swapchain();
     void destroy_swapchain();
     void create_canvas();
     void destroy_canvas();
-    uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want) const;
     /// Records an image layout transition and dependency into cmd_ (a memory
     /// dependency alone for VK_NULL_HANDLE).
     /// Records the read-back of frame `frame` (the window's image `target`,
@@ -111,7 +108,7 @@ private:
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t family_ = 0;
-    kiln::ExternalDevice features_;  // what was enabled
+    kiln::ExternalDevice external_;  // the handles above and the features enabled (device_setup.hpp)
 
     VkSwapchainKHR swapchain_ = VK_NULL_HANDLE;
     VkFormat format_ = VK_FORMAT_UNDEFINED;

@@ -1,28 +1,11 @@
 #include "picture.hpp"
 
-#include <cmath>
-
 #include "kiln/reference/clip.hpp"
-#include "kiln/reference/convolve.hpp"
 #include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/gaussian.hpp"
 #include "kiln/reference/label.hpp"
 
 namespace viewer {
-
-namespace {
-
-// scipy.ndimage's _gaussian_kernel1d: radius int(4 sigma + 0.5), weights
-// exp(-x^2 / (2 sigma^2)) normalized to sum 1.
-std::vector<double> gaussian_weights(double sigma) {
-    const int r = static_cast<int>(4.0 * sigma + 0.5);
-    std::vector<double> w(2 * r + 1);
-    double sum = 0;
-    for (int i = -r; i <= r; ++i) sum += w[i + r] = std::exp(-0.5 / (sigma * sigma) * double(i) * i);
-    for (double& v : w) v /= sum;
-    return w;
-}
-
-}  // namespace
 
 CpuResults cpu_pipeline(const kiln::HostArray& image, const Settings& s) {
     CpuResults r;
@@ -33,8 +16,7 @@ CpuResults cpu_pipeline(const kiln::HostArray& image, const Settings& s) {
     r.count = lab.count;
     r.median = static_cast<float>(clip.median);
     r.std = static_cast<float>(clip.std);
-    const std::vector<double> w = gaussian_weights(s.sigma);
-    r.blur = kiln::cpu::convolve1d(kiln::cpu::convolve1d(image, w, 0), w, 1);
+    r.blur = kiln::cpu::gaussian_filter(image, {0, s.sigma, s.sigma});
     return r;
 }
 

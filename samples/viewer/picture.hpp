@@ -20,8 +20,8 @@ struct CpuResults {
 };
 
 /// kiln::cpu::kappa_sigma_clip, threshold at nsigma * std, label; and
-/// scipy.ndimage.gaussian_filter(image, sigma) as two kiln::cpu::convolve1d
-/// passes (y, then x) with scipy's weights, as kiln::gaussian_blur computes it.
+/// kiln::cpu::gaussian_filter(image, {0, sigma, sigma}), the reference of
+/// kiln::gaussian_blur.
 CpuResults cpu_pipeline(const kiln::HostArray& image, const Settings& s);
 
 /// The picture (RGBA8 packed as R | G << 8 | B << 16 | A << 24, row by row)

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/gaussian.hpp"
+#include "kiln/reference/gaussian.hpp"
 #include "cpu_support.hpp"
 #include "gaussian_fixture.hpp"
 #include "host/gaussian_weights.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/gaussian.hpp"
+#include "kiln/reference/gaussian.hpp"
 #include "kiln/filters.hpp"
 #include "gaussian_fixture.hpp"
 #include "support.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Selectors of the convolutions and filters, shared by the GPU ops
 // (kiln/convolve.hpp, kiln/filters.hpp) and their CPU references
-// (kiln/reference/convolve.hpp, engine/cpu/gaussian.hpp).
+// (kiln/reference/convolve.hpp, kiln/reference/gaussian.hpp).
 #include <string>
 #include <string_view>
 #include <vector>

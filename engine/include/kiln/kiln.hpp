@@ -36,6 +36,7 @@
 #include "kiln/reference/clip.hpp"
 #include "kiln/reference/convolve.hpp"
 #include "kiln/reference/elementwise.hpp"
+#include "kiln/reference/gaussian.hpp"
 #include "kiln/reference/histogram.hpp"
 #include "kiln/reference/integrate.hpp"
 #include "kiln/reference/label.hpp"

@@ -7,6 +7,7 @@
 #include "kiln/host_array.hpp"
 #include "kiln/reference/convolve.hpp"
 
+#pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln::cpu {
 
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval, truncate) on a
@@ -24,3 +25,4 @@ HostArray gaussian_filter(const HostArray& input, std::array<double, 3> sigma_zy
                           NdMode mode = NdMode::reflect, double cval = 0, double truncate = 4.0);
 
 }  // namespace kiln::cpu
+#pragma GCC visibility pop
