@@ -31,6 +31,14 @@ std::optional<HostArray> optional_host(const py::object& o) {
     return to_host_array(o);
 }
 
+// The decoder's output as (frames, *frame_shape): Bslz4Decoder gives the
+// frame's own shape for a batch of one, which would drop the frame axis.
+Array with_frame_axis(const Array& out, const Shape& frame, size_t frames) {
+    if (frames != 1 || frame.ndim() == 3) return out;
+    size_t dims[3] = {1, frame[0], frame.ndim() == 2 ? frame[1] : 0};
+    return out.reshape(Shape::of(frame.ndim() + 1, dims));
+}
+
 py::dict profile_dict(const Profile1d& p) {
     py::dict d("radial"_a = numpy_of(p.radial, "float64"), "intensity"_a = numpy_of(p.intensity, "float64"),
                  "sigma"_a = numpy_of(p.sigma, "float64"), "sem"_a = numpy_of(p.sem, "float64"),
@@ -104,7 +112,7 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
             Bslz4Decoder dec(ctx, Shape{r.rows(), r.cols()}, r.dtype(), n);
             dec.push(chunks, first);
             dec.record();
-            return dec.output();
+            return with_frame_axis(dec.output(), Shape{r.rows(), r.cols()}, n);
         }, py::arg("first") = 0, py::arg("count") = py::none(), py::arg("context") = py::none(),
            "Frames [first, first + count) decoded on the GPU: a (count, rows, cols) array.");
 
@@ -145,9 +153,10 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
         Bslz4Decoder dec(ctx, shape, t, infos.size());
         dec.push(all, sizes);
         dec.record();
-        return dec.output();
+        return with_frame_axis(dec.output(), shape, infos.size());
     }, py::arg("chunks"), py::arg("frame_shape"), py::arg("dtype"), py::arg("context") = py::none(),
-       "bitshuffle-LZ4 chunks (HDF5 filter 32008, one frame each) decoded on the GPU into one array.");
+       "bitshuffle-LZ4 chunks (HDF5 filter 32008, one frame each) decoded on the GPU into one array of shape "
+       "(len(chunks), *frame_shape) (a 3-D frame_shape takes one chunk and is the shape).");
 
     py::class_<AzimuthalResult>(m, "AzimuthalResult", "What AzimuthalIntegrator.integrate returns.")
         .def_property_readonly("radial", [](const AzimuthalResult& r) { return numpy_of(r.radial, "float64"); })
