@@ -61,8 +61,12 @@ void init_diffraction(py::module_& m) {
         return host_to_numpy(h);
     }, py::arg("path"), "Reads .npy, .fits (.fit, .fts) and .png files (by extension) into a NumPy array.");
     m.def("write_array", [](const std::string& path, const py::handle& values) {
-        const HostArray h = py::isinstance<Array>(values) ? values.cast<const Array&>().to_host() : to_host_array(values);
-        py::gil_scoped_release release;
+        std::optional<Array> device;
+        HostArray h;
+        if (py::isinstance<Array>(values)) device = values.cast<Array>();
+        else h = to_host_array(values);
+        py::gil_scoped_release release;  // also while a device array is pulled
+        if (device) h = device->to_host();
         io::write_array(path, h);
     }, py::arg("path"), py::arg("array"), "Writes an array by extension, whole or not at all.");
     m.def("synthetic_sky", [](size_t size, double noise_sigma, int n_compact, int n_shells, uint64_t seed) {
