@@ -31,6 +31,14 @@ std::optional<HostArray> optional_host(const py::object& o) {
     return to_host_array(o);
 }
 
+// The decoder's output as (frames, *frame_shape): Bslz4Decoder gives the
+// frame's own shape for a batch of one, which would drop the frame axis.
+Array with_frame_axis(const Array& out, const Shape& frame, size_t frames) {
+    if (frames != 1 || frame.ndim() == 3) return out;
+    size_t dims[3] = {1, frame[0], frame.ndim() == 2 ? frame[1] : 0};
+    return out.reshape(Shape::of(frame.ndim() + 1, dims));
+}
+
 py::dict profile_dict(const Profile1d& p) {
     py::dict d("radial"_a = numpy_of(p.radial, "float64"), "intensity"_a = numpy_of(p.intensity, "float64"),
                  "sigma"_a = numpy_of(p.sigma, "float64"), "sem"_a = numpy_of(p.sem, "float64"),
@@ -53,8 +61,12 @@ void init_diffraction(py::module_& m) {
         return host_to_numpy(h);
     }, py::arg("path"), "Reads .npy, .fits (.fit, .fts) and .png files (by extension) into a NumPy array.");
     m.def("write_array", [](const std::string& path, const py::handle& values) {
-        const HostArray h = py::isinstance<Array>(values) ? values.cast<const Array&>().to_host() : to_host_array(values);
-        py::gil_scoped_release release;
+        std::optional<Array> device;
+        HostArray h;
+        if (py::isinstance<Array>(values)) device = values.cast<Array>();
+        else h = to_host_array(values);
+        py::gil_scoped_release release;  // also while a device array is pulled
+        if (device) h = device->to_host();
         io::write_array(path, h);
     }, py::arg("path"), py::arg("array"), "Writes an array by extension, whole or not at all.");
     m.def("synthetic_sky", [](size_t size, double noise_sigma, int n_compact, int n_shells, uint64_t seed) {
@@ -104,7 +116,7 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
             Bslz4Decoder dec(ctx, Shape{r.rows(), r.cols()}, r.dtype(), n);
             dec.push(chunks, first);
             dec.record();
-            return dec.output();
+            return with_frame_axis(dec.output(), Shape{r.rows(), r.cols()}, n);
         }, py::arg("first") = 0, py::arg("count") = py::none(), py::arg("context") = py::none(),
            "Frames [first, first + count) decoded on the GPU: a (count, rows, cols) array.");
 
@@ -145,9 +157,10 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
         Bslz4Decoder dec(ctx, shape, t, infos.size());
         dec.push(all, sizes);
         dec.record();
-        return dec.output();
+        return with_frame_axis(dec.output(), shape, infos.size());
     }, py::arg("chunks"), py::arg("frame_shape"), py::arg("dtype"), py::arg("context") = py::none(),
-       "bitshuffle-LZ4 chunks (HDF5 filter 32008, one frame each) decoded on the GPU into one array.");
+       "bitshuffle-LZ4 chunks (HDF5 filter 32008, one frame each) decoded on the GPU into one array of shape "
+       "(len(chunks), *frame_shape) (a 3-D frame_shape takes one chunk and is the shape).");
 
     py::class_<AzimuthalResult>(m, "AzimuthalResult", "What AzimuthalIntegrator.integrate returns.")
         .def_property_readonly("radial", [](const AzimuthalResult& r) { return numpy_of(r.radial, "float64"); })

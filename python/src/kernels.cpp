@@ -1,5 +1,7 @@
 // kiln.Kernel: GLSL compute shaders written by the user, compiled at run
 // time and launched on arrays, as cupy.RawKernel.
+#include <limits>
+
 #include "binding.hpp"
 
 namespace kiln::python {
@@ -8,6 +10,11 @@ using namespace py::literals;
 
 namespace {
 
+bool is_integer(const py::handle& v) {
+    return !py::isinstance<py::bool_>(v) &&
+           (py::isinstance<py::int_>(v) || py::isinstance(v, py::module_::import("numpy").attr("integer")));
+}
+
 // A Python number as the push-constant value of member `p`: Python has one
 // float type, so floats are rounded to the member's own type (float or
 // double); integers stay integers, and kiln checks the member's range.
@@ -15,28 +22,43 @@ Scalar scalar_for(const KernelParam& p, const py::handle& v) {
     if (!is_number(v))
         throw py::type_error("push-constant member '" + p.name + "' (" + p.type + ") takes a number, not " +
                              std::string(py::repr(v)));
-    const bool integer = py::isinstance<py::int_>(v) || py::isinstance(v, py::module_::import("numpy").attr("integer"));
-    if (integer && !py::isinstance<py::bool_>(v)) {
-        if (p.type == "float") return Scalar(static_cast<float>(v.cast<int64_t>()));
-        if (p.type == "double") return Scalar(static_cast<double>(v.cast<int64_t>()));
-        if (py::reinterpret_borrow<py::object>(v) < py::int_(0)) return Scalar(v.cast<int64_t>());
-        return Scalar(v.cast<uint64_t>());
+    if (is_integer(v)) {
+        const py::int_ i(py::reinterpret_borrow<py::object>(v));
+        if (i < py::int_(std::numeric_limits<int64_t>::min()) ||
+            i > py::int_(std::numeric_limits<uint64_t>::max()))
+            throw InvalidArgument("push-constant member '" + p.name + "' (" + p.type + ") takes " +
+                                  std::string(py::repr(v)) + ", beyond 64-bit integers");
+        if (p.type == "float") return Scalar(static_cast<float>(i.cast<int64_t>()));
+        if (p.type == "double") return Scalar(static_cast<double>(i.cast<int64_t>()));
+        if (i < py::int_(0)) return Scalar(i.cast<int64_t>());
+        return Scalar(i.cast<uint64_t>());
     }
     const double d = v.cast<double>();
     if (p.type == "float") return Scalar(static_cast<float>(d));
     return Scalar(d);  // double members; integer members refuse it, naming the member
 }
 
-std::array<uint64_t, 3> extent3(const py::handle& g, const char* what) {
+// grid= or groups=: 1 to 3 whole numbers from 1 to `max` (x, y, z).
+std::array<uint64_t, 3> extent3(const py::handle& g, const char* what, uint64_t max) {
     std::array<uint64_t, 3> e{1, 1, 1};
-    if (py::isinstance<py::int_>(g)) {
-        e[0] = g.cast<uint64_t>();
+    auto extent = [&](const py::handle& v) {
+        if (!is_integer(v))
+            throw py::type_error(std::string(what) + " extents must be whole numbers, not " +
+                                 std::string(py::repr(v)));
+        const py::int_ i(py::reinterpret_borrow<py::object>(v));
+        if (i < py::int_(1) || i > py::int_(max))
+            throw InvalidArgument(std::string(what) + " extent " + std::string(py::repr(v)) +
+                                  " is outside 1.." + std::to_string(max));
+        return i.cast<uint64_t>();
+    };
+    if (!py::isinstance<py::iterable>(g)) {
+        e[0] = extent(g);
         return e;
     }
     size_t i = 0;
     for (auto v : g) {
         if (i == 3) throw InvalidArgument(std::string(what) + " has at most 3 extents (x, y, z)");
-        e[i++] = v.cast<uint64_t>();
+        e[i++] = extent(v);
     }
     if (i == 0) throw InvalidArgument(std::string(what) + " needs 1 to 3 extents (x, y, z)");
     return e;
@@ -71,7 +93,8 @@ void launch(const Kernel& k, const py::args& args, const py::object& grid, const
     if (grid.is_none() == groups.is_none())
         throw InvalidArgument("kernel '" + k.name() + "': give grid= (invocations, x[, y[, z]]) or groups= "
                               "(workgroups), one of them");
-    const auto g = extent3(grid.is_none() ? groups : grid, grid.is_none() ? "groups" : "grid");
+    const auto g = grid.is_none() ? extent3(groups, "groups", std::numeric_limits<uint32_t>::max())
+                                  : extent3(grid, "grid", std::numeric_limits<uint64_t>::max());
     py::gil_scoped_release release;
     Kernel::Launch l = k(arrays);
     for (auto& [p, s] : scalars) l.push(p->name, s);

@@ -156,7 +156,7 @@ takes the context's lock); use one Array from one thread at a time.)")
         .def("workgroup_size", &Context::workgroup_size, py::arg("kernel"))
         .def("validation_message_count", &Context::validation_message_count)
         .def("validation_messages", &Context::validation_messages)
-        .def("__eq__", [](const Context& a, const Context& b) { return a == b; })
+        .def("__eq__", [](const Context& a, const Context& b) { return a == b; }, py::is_operator())
         .def("__hash__", [](const Context& c) { return std::hash<const void*>()(c.shared_state().get()); })
         .def("__repr__", [](const Context& c) { return "kiln.Context(device='" + c.device().name + "')"; });
 
