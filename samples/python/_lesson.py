@@ -60,10 +60,16 @@ def cpu_ms(fn, repeat):
 
 
 def gpu_ms(fn, repeat, name=None):
-    """Median GPU time of fn() in ms from timestamp queries (kiln.benchmark's
-    gpu_times: one warm-up run, then repeat runs each followed by a sync)."""
-    r = kiln.benchmark(fn, n_repeat=repeat, n_warmup=1, name=name)
-    return float(np.median(r.gpu_times)) * 1e3
+    """(median GPU time of fn() in ms from timestamp queries, the last
+    result): kiln.benchmark's gpu_times, one warm-up run, then repeat runs
+    each followed by a sync."""
+    last = [None]
+
+    def run():
+        last[0] = fn()
+
+    r = kiln.benchmark(run, n_repeat=repeat, n_warmup=1, name=name)
+    return float(np.median(r.gpu_times)) * 1e3, last[0]
 
 
 def report_times(cpu, gpu, cpu_label="CPU", gpu_label="GPU"):

@@ -159,7 +159,7 @@ def run(stack, file_size, args, cpu_frames):
     both = kiln.benchmark(lambda: ai.integrate(stack.to_device(0, batch)), n_repeat=args.repeat, n_warmup=1,
                           name="decode and integrate")
     decoded = stack.to_device(0, batch)
-    alone = _lesson.gpu_ms(lambda: ai.integrate(decoded), args.repeat, "integrate")
+    alone, _ = _lesson.gpu_ms(lambda: ai.integrate(decoded), args.repeat, "integrate")
     profiles = []
     t0 = time.perf_counter()
     for first in range(0, frames, batch):

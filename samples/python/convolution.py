@@ -24,9 +24,10 @@ def run(name, cpu_label, cpu_fn, op, inputs, dtype, repeat, checks, cpu_repeat=N
     """One convolution: the CPU reference, the GPU time with the inputs on
     the device, the wall time including their push and the result's pull,
     and numpy.allclose, the lesson's check."""
-    cpu, want = _lesson.cpu_ms(cpu_fn, cpu_repeat or repeat)
+    # The GPU first: after seconds of SciPy an idle GPU has lowered its clock.
     on_device = [kiln.asarray(x, dtype) for x in inputs]
-    gpu = _lesson.gpu_ms(lambda: op(*on_device), repeat, name)
+    gpu, _ = _lesson.gpu_ms(lambda: op(*on_device), repeat, name)
+    cpu, want = _lesson.cpu_ms(cpu_fn, cpu_repeat or repeat)
     _lesson.report_times(cpu, gpu, cpu_label, f"kiln ({np.dtype(dtype).name})")
     wall, got = _lesson.cpu_ms(lambda: op(*[kiln.asarray(x, dtype) for x in inputs]).get(), max(3, repeat))
     print(f"  GPU including push of both inputs and pull of the result: {wall:.3f} ms")

@@ -73,21 +73,26 @@ def groups_for(n, local=256):
     return max(1, min(MAX_GROUPS, -(-n // local)))
 
 
-def report(user, builtin, cpu, cpu_label):
+def timed(user_fn, builtin_fn, cpu_fn, cpu_label, repeat):
+    """Times the user kernel and the built-in op on the GPU (first: after
+    seconds of NumPy an idle GPU has lowered its clock), then NumPy; prints
+    the three. Returns (user kernel ms, its result, NumPy's result)."""
+    user, result = _lesson.gpu_ms(user_fn, repeat, "user kernel")
+    builtin, _ = _lesson.gpu_ms(builtin_fn, repeat, "built-in")
+    cpu, want = _lesson.cpu_ms(cpu_fn, repeat)
     print(f"  {cpu_label} {cpu:10.3f} ms   user kernel {user:9.4f} ms   built-in {builtin:9.4f} ms   "
           f"speedup {cpu / max(user, 1e-9):8.1f}x")
+    return user, result, want
 
 
 def vector_add(n, repeat, rng, checks):
     print(f"vector add of two random float32 vectors of {n} elements")
     x = rng.random(n, dtype=np.float32)
     y = rng.random(n, dtype=np.float32)
-    cpu, want = _lesson.cpu_ms(lambda: x + y, repeat)
     k = kiln.Kernel(VECTOR_ADD, name="vector_add")
     a, b, c = kiln.asarray(x), kiln.asarray(y), kiln.empty(n)
-    user = _lesson.gpu_ms(lambda: k(a, b, c, n, groups=groups_for(n)), repeat, "user vector add")
-    builtin = _lesson.gpu_ms(lambda: a + b, repeat, "built-in add")
-    report(user, builtin, cpu, "NumPy x + y")
+    user, _, want = timed(lambda: k(a, b, c, n, groups=groups_for(n)), lambda: a + b, lambda: x + y,
+                          "NumPy x + y", repeat)
     print(f"  user kernel bandwidth {3 * 4 * n / (user * 1e-3) / 1e9:.1f} GB/s (two reads, one write)")
     # IEEE float addition is correctly rounded on both sides.
     checks.equal("vector add", c.get(), want)
@@ -96,19 +101,16 @@ def vector_add(n, repeat, rng, checks):
 def histogram(n, repeat, rng, checks):
     print(f"histogram of {n} random int32 in [0, 256), 256 bins")
     data = rng.integers(0, 256, n, dtype=np.int32)
-    cpu, want = _lesson.cpu_ms(lambda: np.histogram(data, bins=256, range=(0, 256))[0], repeat)
     k = kiln.Kernel(HISTOGRAM, name="shared_histogram")
     d = kiln.asarray(data)
-    counts = None
 
     def user_histogram():
-        nonlocal counts
         counts = kiln.zeros(256, np.uint32)  # as the lesson's cp.zeros
         k(d, counts, n, groups=min(1024, groups_for(n)))
+        return counts
 
-    user = _lesson.gpu_ms(user_histogram, repeat, "user histogram")
-    builtin = _lesson.gpu_ms(lambda: kiln.histogram(d, 256, (0, 256)), repeat, "built-in histogram")
-    report(user, builtin, cpu, "numpy.histogram")
+    user, counts, want = timed(user_histogram, lambda: kiln.histogram(d, 256, (0, 256)),
+                               lambda: np.histogram(data, bins=256, range=(0, 256))[0], "numpy.histogram", repeat)
     print(f"  user kernel read rate {4 * n / (user * 1e-3) / 1e9:.1f} GB/s")
     checks.equal("histogram counts", counts.get(), want)
 
@@ -125,12 +127,10 @@ def primes(upper, repeat, checks):
             prime &= (n % d != 0) | (n == d)
         return np.flatnonzero(prime)
 
-    cpu, want = _lesson.cpu_ms(trial_division, repeat)
     k = kiln.Kernel(PRIMES, name="all_primes_to")
     flags = kiln.empty(upper, np.uint32)
-    user = _lesson.gpu_ms(lambda: k(flags, upper, grid=upper), repeat, "user primes")
-    builtin = _lesson.gpu_ms(lambda: kiln.prime_flags(upper, "trial_division"), repeat, "built-in primes")
-    report(user, builtin, cpu, "NumPy")
+    _, _, want = timed(lambda: k(flags, upper, grid=upper), lambda: kiln.prime_flags(upper, "trial_division"),
+                       trial_division, "NumPy", repeat)
     got = np.flatnonzero(flags.get())
     print(f"  {got.size} primes; the last is {got[-1] if got.size else '-'}")
     checks.equal("primes", got, want)

@@ -93,7 +93,7 @@ def operators(shape, repeat, rng, checks):
     checks.close("kiln.sum(a)", kiln.sum(a), np.sum(x, dtype=np.float64), 1e-6, 0,
                  "float32 sums in another order than NumPy's")
     cpu, _ = _lesson.cpu_ms(lambda: x + y, repeat)
-    gpu = _lesson.gpu_ms(lambda: a + b, repeat, "a + b")
+    gpu, _ = _lesson.gpu_ms(lambda: a + b, repeat, "a + b")
     print(f"  a + b: NumPy {cpu:.3f} ms, GPU {gpu:.4f} ms")
 
 
