@@ -20,21 +20,33 @@ def gaussian():
     return np.exp(-(dst ** 2 / 2.0))
 
 
-def run(name, cpu_label, cpu_fn, op, inputs, dtype, repeat, checks, cpu_repeat=None):
-    """One convolution: the CPU reference, the GPU time with the inputs on
-    the device, the wall time including their push and the result's pull,
-    and numpy.allclose, the lesson's check."""
-    # The GPU first: after seconds of SciPy an idle GPU has lowered its clock.
-    on_device = [kiln.asarray(x, dtype) for x in inputs]
-    gpu, _ = _lesson.gpu_ms(lambda: op(*on_device), repeat, name)
-    cpu, want = _lesson.cpu_ms(cpu_fn, cpu_repeat or repeat)
-    _lesson.report_times(cpu, gpu, cpu_label, f"kiln ({np.dtype(dtype).name})")
-    wall, got = _lesson.cpu_ms(lambda: op(*[kiln.asarray(x, dtype) for x in inputs]).get(), max(3, repeat))
-    print(f"  GPU including push of both inputs and pull of the result: {wall:.3f} ms")
-    # Grid points 16 apart and a 15-wide kernel: each output is one product
-    # 1 * g, so a float32 result differs from float64 by g's rounding alone
-    # (< 6e-8 relative) and numpy.allclose's defaults hold.
-    checks.close(name, got, want, 1e-5, 1e-8, "numpy.allclose's defaults, the lesson's check")
+class Case:
+    """One convolution of the lesson: its title, the CPU reference (label,
+    function, runs), the kiln op with its host inputs and the dtype they are
+    pushed as."""
+
+    def __init__(self, title, cpu_label, cpu_fn, cpu_repeat, op, inputs, dtype):
+        self.title, self.cpu_label, self.cpu_fn, self.cpu_repeat = title, cpu_label, cpu_fn, cpu_repeat
+        self.op, self.inputs, self.dtype = op, inputs, dtype
+
+    def gpu_ms(self, repeat):
+        on_device = [kiln.asarray(x, self.dtype) for x in self.inputs]
+        return _lesson.gpu_ms(lambda: self.op(*on_device), repeat, self.op.__name__)[0]
+
+    def run(self, gpu, repeat, checks):
+        """The CPU reference beside the GPU time, the wall time including the
+        inputs' push and the result's pull, and numpy.allclose, the lesson's
+        check."""
+        print(self.title)
+        cpu, want = _lesson.cpu_ms(self.cpu_fn, self.cpu_repeat)
+        _lesson.report_times(cpu, gpu, self.cpu_label, f"kiln ({np.dtype(self.dtype).name})")
+        wall, got = _lesson.cpu_ms(lambda: self.op(*[kiln.asarray(x, self.dtype) for x in self.inputs]).get(),
+                                   max(3, repeat))
+        print(f"  GPU including push of both inputs and pull of the result: {wall:.3f} ms")
+        # Grid points 16 apart and a 15-wide kernel: each output is one
+        # product 1 * g, so a float32 result differs from float64 by g's
+        # rounding alone (< 6e-8 relative) and numpy.allclose's defaults hold.
+        checks.close(self.op.__name__, got, want, 1e-5, 1e-8, "numpy.allclose's defaults, the lesson's check")
 
 
 def main():
@@ -46,20 +58,23 @@ def main():
     deltas = np.zeros((n, n))
     deltas[8::16, 8::16] = 1
     gauss = gaussian()
-    checks = _lesson.Checks()
-
-    print(f"2-D convolution (full, fill 0) of the {n} x {n} Dirac grid with the 15 x 15 Gaussian")
-    # The lesson's CPU reference is float64 (NumPy's default); the GPU runs in
-    # float32, as the lesson's benchmark workload (W1) does. SciPy takes
-    # seconds at the lesson's size: it runs at most 3 times.
-    run("convolve2d", "scipy.signal.convolve2d (float64)", lambda: scipy.signal.convolve2d(deltas, gauss),
-        kiln.convolve2d, [deltas, gauss], np.float32, args.repeat, checks, cpu_repeat=min(args.repeat, 3))
-
     deltas_1d, gauss_1d = deltas.ravel(), gauss.diagonal().copy()
-    print(f"1-D convolution (numpy.convolve, full) of the raveled grid ({deltas_1d.size} values) with the "
-          "Gaussian's diagonal, float64")
-    run("convolve", "numpy.convolve (float64)", lambda: np.convolve(deltas_1d, gauss_1d),
-        kiln.convolve, [deltas_1d, gauss_1d], np.float64, args.repeat, checks)
+    cases = [
+        # The lesson's CPU reference is float64 (NumPy's default); the GPU
+        # runs in float32, as the lesson's benchmark workload (W1) does.
+        # SciPy takes seconds at the lesson's size: it runs at most 3 times.
+        Case(f"2-D convolution (full, fill 0) of the {n} x {n} Dirac grid with the 15 x 15 Gaussian",
+             "scipy.signal.convolve2d (float64)", lambda: scipy.signal.convolve2d(deltas, gauss),
+             min(args.repeat, 3), kiln.convolve2d, [deltas, gauss], np.float32),
+        Case(f"1-D convolution (numpy.convolve, full) of the raveled grid ({deltas_1d.size} values) with the "
+             "Gaussian's diagonal, float64", "numpy.convolve (float64)", lambda: np.convolve(deltas_1d, gauss_1d),
+             args.repeat, kiln.convolve, [deltas_1d, gauss_1d], np.float64),
+    ]
+    # The GPU first: after seconds of SciPy an idle GPU has lowered its clock.
+    gpu = [c.gpu_ms(args.repeat) for c in cases]
+    checks = _lesson.Checks()
+    for c, g in zip(cases, gpu):
+        c.run(g, args.repeat, checks)
     _lesson.finish(checks)
 
 
