@@ -93,6 +93,43 @@ def integrate_cpu(frame, q, norm, dummy, edges):
         return np.where(weight > 0, signal / weight, 0.0)
 
 
+def gpu_integrate(stack, ai, args):
+    """Batches of frames pushed as stored, decoded and integrated on the GPU:
+    (profiles, wall seconds a frame, the first batch decoded). Prints the
+    whole stack's rate and one batch's GPU time from timestamps."""
+    frames, rows, cols = stack.shape
+    # Decoded frames and the decoder's input must fit one binding each.
+    limit = kiln.default_context().device.max_storage_buffer_range // (2 * rows * cols * stack.dtype.itemsize)
+    batch = max(1, min(args.batch, frames, limit))
+    both, _ = _lesson.gpu_ms(lambda: ai.integrate(stack.to_device(0, batch)), args.repeat, "decode and integrate")
+    decoded = stack.to_device(0, batch)
+    alone, _ = _lesson.gpu_ms(lambda: ai.integrate(decoded), args.repeat, "integrate")
+    profiles = []
+    t0 = time.perf_counter()
+    for first in range(0, frames, batch):
+        n = min(batch, frames - first)
+        profiles.append(ai.integrate(stack.to_device(first, n)).intensity.get().reshape(n, NPT))
+    wall = (time.perf_counter() - t0) / frames
+    print(f"GPU: {frames} frames in batches of {batch} (chunks read and pushed as stored, decoded, integrated, "
+          f"profiles pulled): {wall * 1e3:.2f} ms a frame, {1 / wall:.1f} frames/s")
+    print(f"  GPU time a frame (timestamps): decode and integrate {both / batch:.4f} ms, integrate alone "
+          f"{alone / batch:.4f} ms")
+    return np.concatenate(profiles), wall, decoded
+
+
+def cpu_integrate(stack, which, q, norm, dummy, edges):
+    """Frames `which` read through HDF5 and integrated with NumPy:
+    (profiles, the frames, seconds a frame)."""
+    t0 = time.perf_counter()
+    host_frames = [stack.read_frame(f) for f in which]
+    read_s = time.perf_counter() - t0
+    want = np.array([integrate_cpu(f, q, norm, dummy, edges) for f in host_frames])
+    per_frame = (time.perf_counter() - t0) / len(which)
+    print(f"CPU: {len(which)} frames read through HDF5 in {read_s * 1e3:.1f} ms and integrated with NumPy: "
+          f"{per_frame * 1e3:.2f} ms a frame, {1 / per_frame:.1f} frames/s")
+    return want, host_frames, per_frame
+
+
 def main():
     p = _lesson.parser(__doc__, small="a {} x {} detector, {} frames".format(*SIZES["small"]),
                        lesson="Eiger 4M, {} x {}, {} frames".format(*SIZES["lesson"]), repeat=5)
@@ -138,40 +175,12 @@ def run(stack, file_size, args, cpu_frames):
     print(f"integrator: {ai.bins} bins in q from {q_range[0]:.3f} to {q_range[1]:.3f} nm^-1, {ai.nnz} matrix "
           f"entries, built in {time.perf_counter() - t0:.2f} s")
 
-    # The CPU reference: frames read through HDF5, integrated with NumPy.
+    # The GPU first: after seconds of NumPy an idle GPU has lowered its clock.
+    got, gpu_s, decoded = gpu_integrate(stack, ai, args)
     which = sorted({k * frames // min(cpu_frames, frames) for k in range(min(cpu_frames, frames))})
     edges = np.linspace(q_range[0], q_range[1], NPT + 1)
-    norm = solid * polar
-    t0 = time.perf_counter()
-    host_frames = [stack.read_frame(f) for f in which]
-    read_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    want = np.array([integrate_cpu(f, q.ravel(), norm, dummy, edges) for f in host_frames])
-    cpu_s = read_s + time.perf_counter() - t0
-    print(f"CPU: {len(which)} frames read through HDF5 in {read_s * 1e3:.1f} ms and integrated with NumPy: "
-          f"{cpu_s / len(which) * 1e3:.2f} ms a frame, {len(which) / cpu_s:.1f} frames/s")
-
-    # The GPU: batches of frames pushed compressed, decoded and integrated;
-    # first the GPU time of one batch (timestamps), then the whole stack.
-    frame_bytes = rows * cols * dtype.itemsize
-    limit = kiln.default_context().device.max_storage_buffer_range // (2 * frame_bytes)
-    batch = max(1, min(args.batch, frames, limit))
-    both = kiln.benchmark(lambda: ai.integrate(stack.to_device(0, batch)), n_repeat=args.repeat, n_warmup=1,
-                          name="decode and integrate")
-    decoded = stack.to_device(0, batch)
-    alone, _ = _lesson.gpu_ms(lambda: ai.integrate(decoded), args.repeat, "integrate")
-    profiles = []
-    t0 = time.perf_counter()
-    for first in range(0, frames, batch):
-        n = min(batch, frames - first)
-        profiles.append(ai.integrate(stack.to_device(first, n)).intensity.get().reshape(n, NPT))
-    wall = time.perf_counter() - t0
-    got = np.concatenate(profiles)
-    print(f"GPU: {frames} frames in batches of {batch} (chunks read and pushed as stored, decoded, integrated, "
-          f"profiles pulled): {wall / frames * 1e3:.2f} ms a frame, {frames / wall:.1f} frames/s, "
-          f"{cpu_s / len(which) / (wall / frames):.1f}x the CPU's")
-    print(f"  GPU time a frame (timestamps): decode and integrate {np.median(both.gpu_times) * 1e3 / batch:.4f} ms, "
-          f"integrate alone {alone / batch:.4f} ms")
+    want, host_frames, cpu_s = cpu_integrate(stack, which, q.ravel(), solid * polar, dummy, edges)
+    print(f"speedup in wall time a frame: {cpu_s / gpu_s:.1f}x (CPU {cpu_s * 1e3:.2f} ms, GPU {gpu_s * 1e3:.2f} ms)")
 
     checks = _lesson.Checks()
     checks.equal("frames decoded on the GPU vs HDF5", np.array([stack.to_device(f, 1).get() for f in which]),
