@@ -112,18 +112,27 @@ Operand operand(const py::handle& other) {
     return Operand::none;
 }
 
+// f()'s Array, computed without the GIL, as a Python object made with it
+// (creating one without the GIL crashes Python 3.12).
+template <typename F> py::object array_without_gil(F f) {
+    Array r;
+    {
+        py::gil_scoped_release release;
+        r = f();
+    }
+    return py::cast(std::move(r));
+}
+
 py::object binary_operator(BinaryOp op, const Array& a, const py::handle& other, bool reflected) {
     switch (operand(other)) {
     case Operand::none: return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     case Operand::number: {
         const double s = other.cast<double>();
-        py::gil_scoped_release release;
-        return py::cast(binary(op, a, s, reflected));
+        return array_without_gil([&] { return binary(op, a, s, reflected); });
     }
     case Operand::array: {
         const Array b = to_array(other, a.context());
-        py::gil_scoped_release release;
-        return py::cast(reflected ? binary(op, b, a) : binary(op, a, b));
+        return array_without_gil([&] { return reflected ? binary(op, b, a) : binary(op, a, b); });
     }
     }
     return py::none();
@@ -134,13 +143,11 @@ py::object compare_operator(CompareOp op, const Array& a, const py::handle& othe
     case Operand::none: return py::reinterpret_borrow<py::object>(Py_NotImplemented);
     case Operand::number: {
         const double s = other.cast<double>();
-        py::gil_scoped_release release;
-        return py::cast(compare(op, a, s));
+        return array_without_gil([&] { return compare(op, a, s); });
     }
     case Operand::array: {
         const Array b = to_array(other, a.context());
-        py::gil_scoped_release release;
-        return py::cast(compare(op, a, b));
+        return array_without_gil([&] { return compare(op, a, b); });
     }
     }
     return py::none();
@@ -280,9 +287,11 @@ py::object host_to_numpy(const HostArray& a) {
 py::object to_numpy(const Array& a) {
     if (!a.valid()) throw InvalidArgument("a null kiln.Array");
     auto [out, data] = numpy_empty(shape_tuple(a.shape()), std::string(dtype_name(a.dtype())).c_str());
-    py::gil_scoped_release release;
-    a.pull(data, a.nbytes());
-    return out;
+    {
+        py::gil_scoped_release release;
+        a.pull(data, a.nbytes());
+    }
+    return out;  // copied (a structured binding): with the GIL
 }
 
 void init_arrays(py::module_& m) {
