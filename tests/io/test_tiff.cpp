@@ -110,6 +110,7 @@ TEST_CASE("tiff reads files written by tifffile", "[io][tiff]") {
         const HostArray want = io::read_npy(fixture(std::string(name) + ".npy"));
         check_same_array(io::read_tiff(tif), want);
         check_same_array(io::parse_tiff(read_file_bytes(tif), name), want);
+        check_same_array(io::read_array(tif), want);
     }
     // The fixtures cover every kiln dtype, 2-D and 3-D.
     CHECK(io::read_tiff(fixture("stack_u2_3x13x17.tif")).shape == Shape{3, 13, 17});
@@ -128,9 +129,11 @@ TEST_CASE("tiff round trip of every dtype, 2-D and 3-D", "[io][tiff]") {
             const std::string path = dir.file("a.tif");
             io::write_tiff(path, a);
             check_same_array(io::read_tiff(path), a);
+            io::write_array(dir.file("b.TIFF"), a);
+            check_same_array(io::read_array(dir.file("b.TIFF")), a);
         }
     }
-    CHECK(dir.entries() == 1);  // no temporaries left behind
+    CHECK(dir.entries() == 2);  // no temporaries left behind
     // A stack of one page is one page.
     const HostArray one = random_array({1, 5, 7}, DType::uint16, 99);
     io::write_tiff(dir.file("one.tif"), one);

@@ -1,6 +1,6 @@
 #pragma once
-// kiln's files (engine/io, library kiln_io): arrays as NPY, FITS and PNG
-// files, by extension or by format; stacks of detector frames in HDF5; and
+// kiln's files (engine/io, library kiln_io): arrays as NPY, FITS, TIFF and
+// PNG files, by extension or by format; stacks of detector frames in HDF5; and
 // the two steps of replacing several files together. Errors are IoError
 // naming the file and the problem.
 #include <array>
@@ -20,12 +20,15 @@
 namespace kiln::io {
 
 // Reading and writing arrays by file extension: .npy, .fits (.fit, .fts),
-// .png (8-bit grayscale).
+// .tif (.tiff), .png (8-bit grayscale); case does not matter.
 
-/// Reads an array; the format comes from the extension. Throws IoError
-/// naming the file and the accepted extensions for anything else.
+/// Reads an array (read_npy, read_fits, read_tiff or read_png); the format
+/// comes from the extension. Throws IoError naming the file and the accepted
+/// extensions for anything else.
 HostArray read_array(const std::string& path);
-/// Writes an array (atomically: a failed write leaves no partial file).
+/// Writes an array (write_npy, write_fits, write_tiff, or write_png_gray with
+/// the linear stretch for a 2-D array) atomically: a failed write leaves no
+/// partial file.
 void write_array(const std::string& path, const HostArray& array);
 /// Whether read_array/write_array know the file's extension.
 bool known_array_extension(const std::string& path);
