@@ -130,8 +130,8 @@ public:
         if (!tif_) fail("cannot be read as TIFF");
         std::vector<Page> pages = describe_pages();
         const Shape shape = check_sizes(pages);
-        HostArray out(shape, pages[0].dtype);  // OutOfMemory when the host cannot hold it
-        const uint64_t page_bytes = uint64_t(pages[0].width) * pages[0].height * dtype_size(out.dtype);
+        HostArray out(shape, pages[0].dtype);                     // OutOfMemory when the host cannot hold it
+        const uint64_t page_bytes = out.nbytes() / pages.size();  // checked by Shape and byte_size
         for (size_t p = 0; p < pages.size(); ++p) {
             if (p == 0 ? !TIFFSetDirectory(tif_.get(), 0) : !TIFFReadDirectory(tif_.get()))
                 fail("cannot read the directory of page " + std::to_string(p) + " again");

@@ -61,8 +61,7 @@ void write_tiff(const std::string& path, const HostArray& array) {
     };
     const uint32_t width = uint32_t(array.shape.x()), height = uint32_t(array.shape.y());
     const size_t pages = array.shape.z();
-    const uint64_t row_bytes = uint64_t(width) * dtype_size(array.dtype);
-    const uint64_t page_bytes = row_bytes * height;
+    const uint64_t page_bytes = array.nbytes() / pages, row_bytes = page_bytes / height;
     const auto strip_rows = uint32_t(std::clamp<uint64_t>(strip_target_bytes / row_bytes, 1, height));
     {
         TiffHandle tif(TIFFOpenExt(temp.c_str(), array.nbytes() > classic_tiff_data_bytes ? "w8" : "w",
