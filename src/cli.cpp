@@ -84,7 +84,7 @@ CLI::Option* add_output(CLI::App* c, Globals& g, const std::string& flags, std::
 
 void claim_array_output(Globals& g, const std::string& path) {
     if (!io::known_array_extension(path))
-        throw IoError("output '" + path + "': unknown file type; kiln writes .npy, .fits (.fit, .fts) and .png");
+        throw IoError("output '" + path + "': unknown file type; kiln writes .npy, .fits (.fit, .fts), .tif (.tiff) and .png");
     g.outputs.claim(path);
 }
 

@@ -18,7 +18,7 @@ namespace kiln::cli {
 struct OutputOption {
     const CLI::App* command;
     const std::string* path;
-    bool array_file;  ///< written by save() (.npy, .fits, .png), else text
+    bool array_file;  ///< written by save() (.npy, .fits, .tif, .png), else text
 };
 
 /// Options every subcommand shares.
@@ -40,7 +40,7 @@ struct Globals {
     void report();
 };
 
-/// An array read from a file (.npy, .fits, .png).
+/// An array read from a file (.npy, .fits, .tif, .png).
 Array load(Globals& g, const std::string& path);
 /// Pulls an array and writes it (format from the extension) to the
 /// temporary of output `path` (see Outputs).

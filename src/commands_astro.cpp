@@ -61,7 +61,7 @@ void register_astro(CLI::App& app, Globals& g) {
                                   else
                                       std::cout << l.count << "\n";
                               });
-        c->add_option("MASK", *mask, "Mask array file (.npy, .fits, .png)")->required();
+        c->add_option("MASK", *mask, "Mask array file (.npy, .fits, .tif, .png)")->required();
         add_output(c, g, "-o,--output", *out, "Label image (int32) output file")->required();
         c->add_option("--connectivity", *connectivity,
                       "Neighbours: 4 or 8 in 2-D, 6, 18 or 26 in 3-D, 2 in 1-D; 0 = faces only "
@@ -93,7 +93,7 @@ void register_astro(CLI::App& app, Globals& g) {
                                          : kiln::stats_to_csv(stats, ndim));
                 }
             });
-        c->add_option("IMAGE", *image, "Image array file (.npy, .fits, .png)")->required();
+        c->add_option("IMAGE", *image, "Image array file (.npy, .fits, .tif, .png)")->required();
         c->add_option("LABELS", *labels, "Integer label image of the same shape")->required();
         add_output(c, g, "-o,--output", *out, "Write the CSV table to this file instead of printing it", false);
         c->add_option("--index", *index,

@@ -179,7 +179,7 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             "decoded on the GPU) or of an array file (2-D frame or 3-D stack); writes the intensities, "
             "frames x bins float32 (bins for a single 2-D frame)",
             [a, &g] { run_integrate(g, *a); });
-        c->add_option("FRAMES", a->input, "HDF5 stack (.h5, .hdf5, .nxs) or array file (.npy, .fits)")->required();
+        c->add_option("FRAMES", a->input, "HDF5 stack (.h5, .hdf5, .nxs) or array file (.npy, .fits, .tif)")->required();
         add_output(c, g, "-o,--output", a->output, "Intensities (.npy)")->required();
         add_output(c, g, "--errors", a->errors, "Also write the standard errors of the mean (sigma) here");
         add_output(c, g, "--radial", a->radial, "Also write the bin centres (float64) here");
@@ -199,9 +199,9 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_option("--range", a->range, "Radial range LO HI (default: the unmasked pixels' extent)")
             ->expected(2);
         c->add_flag("--split", a->split, "Pixel splitting (each pixel shared among the bins its corners span)");
-        c->add_option("--dark", a->dark, "Dark current, subtracted (.npy, .fits)");
-        c->add_option("--flat", a->flat, "Flat field, divides (.npy, .fits)");
-        c->add_option("--mask", a->mask, "Mask, nonzero = excluded (.npy, .fits, .png)");
+        c->add_option("--dark", a->dark, "Dark current, subtracted (.npy, .fits, .tif)");
+        c->add_option("--flat", a->flat, "Flat field, divides (.npy, .fits, .tif)");
+        c->add_option("--mask", a->mask, "Mask, nonzero = excluded (.npy, .fits, .tif, .png)");
         c->add_flag("--solid-angle", a->solid_angle, "Divide by the pixels' relative solid angle");
         c->add_option("--polarization", a->polarization, "Divide by the polarization factor for this factor in [-1, 1]");
         c->add_option("--dummy", a->dummy, "Raw value marking invalid pixels");
@@ -249,7 +249,7 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             ->check(whole_number(0, std::numeric_limits<uint64_t>::max()))
             ->capture_default_str();
         c->add_option("--dataset", *dataset, "Dataset of the stack")->capture_default_str();
-        add_output(c, g, "-o,--output", *out, "Output file (.npy, .fits)")->required();
+        add_output(c, g, "-o,--output", *out, "Output file (.npy, .fits, .tif)")->required();
     }
 }
 

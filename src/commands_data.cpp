@@ -29,7 +29,7 @@ void register_data(CLI::App& app, Globals& g) {
     c->add_option("--seed", params->seed, "Random seed")
         ->check(whole_number(0, std::numeric_limits<uint64_t>::max()))
         ->capture_default_str();
-    add_output(c, g, "-o,--output", *out, "Output file (.npy or .fits)")->required();
+    add_output(c, g, "-o,--output", *out, "Output file (.npy, .fits or .tif)")->required();
 }
 
 const CommandFamily data_family(register_data);

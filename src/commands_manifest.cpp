@@ -161,7 +161,7 @@ void manifest_command(CLI::App& app, Globals& g, const OpEntry& e) {
                 for (const std::string& x : e.alternatives[i])
                     for (const std::string& y : e.alternatives[j]) p->options[x]->excludes(p->options[y]);
     if (e.result == ResultKind::array)
-        add_output(c, g, "-o,--output", p->out, "Output file (.npy, .fits, .png)")->required();
+        add_output(c, g, "-o,--output", p->out, "Output file (.npy, .fits, .tif, .png)")->required();
     else if (!e.array_when.empty())
         add_output(c, g, "-o,--output", p->out, "Output file for --" + dashed(e.array_when) + " (.npy, .fits)");
 }

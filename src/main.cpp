@@ -59,7 +59,7 @@ int run(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
     using namespace kiln;
     CLI::App app{"kiln: GPU arrays and images through Vulkan compute.\n"
-                 "Reads and writes .npy, .fits and .png. Example: kiln add a.npy b.npy -o c.npy"};
+                 "Reads and writes .npy, .fits, .tif and .png. Example: kiln add a.npy b.npy -o c.npy"};
     app.set_version_flag("--version", std::string("kiln ") + KILN_VERSION);
     app.require_subcommand(1);
     app.footer(footer);

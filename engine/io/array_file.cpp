@@ -10,19 +10,20 @@ namespace kiln::io {
 
 namespace {
 
-enum class Format { npy, fits, png, unknown };
+enum class Format { npy, fits, tiff, png, unknown };
 
 Format format_of(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
     if (ext == ".npy") return Format::npy;
     if (ext == ".fits" || ext == ".fit" || ext == ".fts") return Format::fits;
+    if (ext == ".tif" || ext == ".tiff") return Format::tiff;
     if (ext == ".png") return Format::png;
     return Format::unknown;
 }
 
 [[noreturn]] void unknown(const std::string& path) {
-    throw IoError("'" + path + "': unknown file type; kiln reads and writes .npy, .fits (.fit, .fts) and .png");
+    throw IoError("'" + path + "': unknown file type; kiln reads and writes .npy, .fits (.fit, .fts), .tif (.tiff) and .png");
 }
 
 } // namespace
@@ -33,6 +34,7 @@ HostArray read_array(const std::string& path) {
     switch (format_of(path)) {
     case Format::npy: return read_npy(path);
     case Format::fits: return read_fits(path);
+    case Format::tiff: return read_tiff(path);
     case Format::png: return read_png(path);
     default: unknown(path);
     }
@@ -42,6 +44,7 @@ void write_array(const std::string& path, const HostArray& array) {
     switch (format_of(path)) {
     case Format::npy: write_npy(path, array); return;
     case Format::fits: write_fits(path, array); return;
+    case Format::tiff: write_tiff(path, array); return;
     case Format::png:
         if (array.shape.ndim() != 2)
             throw IoError("'" + path + "': PNG output needs a 2-D array, this one has shape " + array.shape.str());

@@ -184,6 +184,10 @@ TEST_CASE("kiln writes all of a command's outputs or none", "[cli]") {
     INFO(r.what);
     CHECK(r.code == 4);
     CHECK_THAT(r.err, Catch::Contains("'line.png': PNG output needs a 2-D array") && !Catch::Contains("kiln-"));
+    r = run_kiln(dir, {"copy", "line.npy", "-o", "line.tif"});
+    INFO(r.what);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("'line.tif': the array has shape (5,); TIFF holds 2-D") && !Catch::Contains("kiln-"));
     std::filesystem::remove(dir.path / "line.npy");
     CHECK(names(dir) == Names{"frame.npy"});
     // A failure after the outputs were claimed (the op refuses its input):

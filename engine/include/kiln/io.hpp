@@ -1,6 +1,6 @@
 #pragma once
-// kiln's files (engine/io, library kiln_io): arrays as NPY, FITS and PNG
-// files, by extension or by format; stacks of detector frames in HDF5; and
+// kiln's files (engine/io, library kiln_io): arrays as NPY, FITS, TIFF and
+// PNG files, by extension or by format; stacks of detector frames in HDF5; and
 // the two steps of replacing several files together. Errors are IoError
 // naming the file and the problem.
 #include <array>
@@ -20,12 +20,15 @@
 namespace kiln::io {
 
 // Reading and writing arrays by file extension: .npy, .fits (.fit, .fts),
-// .png (8-bit grayscale).
+// .tif (.tiff), .png (8-bit grayscale); case does not matter.
 
-/// Reads an array; the format comes from the extension. Throws IoError
-/// naming the file and the accepted extensions for anything else.
+/// Reads an array (read_npy, read_fits, read_tiff or read_png); the format
+/// comes from the extension. Throws IoError naming the file and the accepted
+/// extensions for anything else.
 HostArray read_array(const std::string& path);
-/// Writes an array (atomically: a failed write leaves no partial file).
+/// Writes an array (write_npy, write_fits, write_tiff, or write_png_gray with
+/// the linear stretch for a 2-D array) atomically: a failed write leaves no
+/// partial file.
 void write_array(const std::string& path, const HostArray& array);
 /// Whether read_array/write_array know the file's extension.
 bool known_array_extension(const std::string& path);
@@ -103,6 +106,50 @@ HostArray read_png(const std::string& path);
 /// read_png on bytes already in memory; name_for_errors stands in for the
 /// path in messages (the fuzz harness feeds it).
 HostArray parse_png(std::span<const std::byte> bytes, const std::string& name_for_errors);
+
+// TIFF images and stacks through libtiff (microscopes and detectors write
+// stacks as multi-page TIFF).
+
+/// Reads a TIFF file of single-channel images: shape (height, width) for one
+/// page (IFD), (pages, height, width) for several, which must all have the
+/// same size and sample type (pages in SubIFDs are not read). Samples may be
+/// 8-, 16- or 32-bit unsigned (SampleFormat 1, or none) or signed (2)
+/// integers, read as uint8/int8, uint16/int16, uint32/int32, or 32- or 64-bit
+/// IEEE floats (3), read as float32/float64; values are returned as stored
+/// (min-is-white images are not inverted, the Orientation tag is not
+/// applied). Strips or tiles, either byte order, classic TIFF or BigTIFF, and
+/// any compression Debian's libtiff decodes (none, LZW, deflate, PackBits,
+/// zstd, LZMA, JPEG...), with or without a predictor.
+///
+/// Throws IoError naming the file, the problem and what is accepted for: a
+/// missing file or one that is not TIFF; several samples per pixel (RGB, gray
+/// with alpha), palette colour, or another photometric interpretation than
+/// min-is-black or min-is-white; 1-, 2-, 4-, 12-, 24-bit or 64-bit integer
+/// samples, 16-bit floats and complex ones; pages that differ from the first
+/// in size or type; strips or tiles that libtiff cannot decode, with
+/// libtiff's own message (nothing is printed to stderr). What the file
+/// declares is checked before memory is allocated for it: more elements
+/// than kiln::Shape holds; uncompressed strips or tiles beyond the end of the
+/// file (a truncated file); compressed ones that would have to expand more
+/// than their compression can (PackBits 64-fold, deflate 1032, LZW 4096,
+/// any other 65536, except for images of at most 16 MiB). OutOfMemory when
+/// the host cannot hold the array. Safe to call from several threads at once.
+HostArray read_tiff(const std::string& path);
+
+/// read_tiff on bytes already in memory; name_for_errors stands in for the
+/// path in messages (the fuzz harness feeds it).
+HostArray parse_tiff(std::span<const std::byte> bytes, const std::string& name_for_errors);
+
+/// Writes a 2-D array as a one-page TIFF file, a 3-D array as one page per
+/// index of its first axis, uncompressed, in strips of about 1 MiB, in the
+/// host's byte order: BitsPerSample 8, 16, 32 or 64 with SampleFormat 1
+/// (uint8, uint16, uint32), 2 (int8, int16, int32) or 3 (float32, float64),
+/// min-is-black. Arrays over 4 GiB are written as BigTIFF. A 3-D array of
+/// one page reads back as 2-D. Written to a temporary file beside PATH and
+/// renamed over it, so a failed write leaves no partial file. Throws
+/// InvalidArgument for a 1-D or inconsistent array, IoError when the file
+/// cannot be written.
+void write_tiff(const std::string& path, const HostArray& array);
 
 // FITS images through cfitsio.
 
