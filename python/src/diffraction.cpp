@@ -59,7 +59,7 @@ void init_diffraction(py::module_& m) {
             h = io::read_array(path);
         }
         return host_to_numpy(h);
-    }, py::arg("path"), "Reads .npy, .fits (.fit, .fts) and .png files (by extension) into a NumPy array.");
+    }, py::arg("path"), "Reads .npy, .fits (.fit, .fts), .tif (.tiff) and .png files (by extension) into a NumPy array.");
     m.def("write_array", [](const std::string& path, const py::handle& values) {
         std::optional<Array> device;
         HostArray h;

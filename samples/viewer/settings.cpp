@@ -28,7 +28,7 @@ const char* view_name(int view) {
 }
 
 void add_options(CLI::App& app, Settings& s) {
-    app.add_option("FILE", s.input, "Image to show: a 2-D FITS, NPY or PNG file (default: the synthetic sky)");
+    app.add_option("FILE", s.input, "Image to show: a 2-D FITS, NPY, TIFF or PNG file (default: the synthetic sky)");
     app.add_option("--size", s.sky.size, "Size of the synthetic sky, pixels")
         ->check(CLI::Range(kiln::SkyParams::min_size, kiln::SkyParams::max_size))
         ->capture_default_str();

@@ -5,11 +5,13 @@
 # and viewer_check compares it with the same picture computed on the CPU.
 # Skipped (exit 77, which ctest reports as skipped, not passed) only when
 # xvfb-run is missing.
-#   test_viewer.sh VIEWER VIEWER_CHECK OUTPUT_DIR
+# With KILN_CLI, a third case shows a TIFF file the CLI writes.
+#   test_viewer.sh VIEWER VIEWER_CHECK OUTPUT_DIR [KILN_CLI]
 set -u
 viewer=$1
 check=$2
 out=$3
+cli=${4:-}
 if ! command -v xvfb-run > /dev/null 2>&1; then
   echo "SKIPPED: xvfb-run is not installed, so the viewer has no display to open its window on"
   echo "         (Debian: apt-get install xvfb xauth; scripts/bootstrap installs them)"
@@ -52,4 +54,9 @@ run_case() {
 }
 run_case viewer-grid --size 256 --sigma 3
 run_case viewer-labels --size 256 --sigma 1.5 --view labels --zoom 1 --pan 40 -30 --connectivity 8
+if [ -n "$cli" ]; then
+  # A file instead of the built-in sky: the sky written as a float32 TIFF.
+  "$cli" synthetic-sky --size 256 --seed 7 -o "$out/sky.tif" || status=1
+  run_case viewer-tiff "$out/sky.tif" --sigma 2
+fi
 exit $status
