@@ -303,7 +303,7 @@ def test_error_classes():
         kiln.gaussian_filter(np.ones((3, 3), np.float32), sigma=1, mode="sideways")
     assert "gaussian_filter: argument 'mode' is 'sideways'; accepted: reflect, constant" in str(e.value)
     with pytest.raises(kiln.IoError, match="unknown file type; kiln reads and writes .npy"):
-        kiln.read_array("image.tiff")
+        kiln.read_array("image.xyz")
     # Too large for a device: Unsupported or OutOfMemory, never a crash.
     with pytest.raises((kiln.OutOfMemory, kiln.Unsupported, kiln.InvalidArgument)):
         kiln.empty((1 << 20, 1 << 20, 1 << 10))
