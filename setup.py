@@ -43,4 +43,6 @@ class CMakeBuild(build_ext):
                 shutil.copy2(f, target / f.name)
 
 
-setup(ext_modules=[Extension("kiln._kiln", sources=[])], cmdclass={"build_ext": CMakeBuild})
+# setuptools' folders under build-python/, apart from a CMake build in build/.
+setup(ext_modules=[Extension("kiln._kiln", sources=[])], cmdclass={"build_ext": CMakeBuild},
+      options={"build": {"build_base": "build-python"}})

@@ -19,7 +19,10 @@ struct Histogram {
     Array counts;
     /// The bins + 1 edges as numpy.histogram returns them: computed in double
     /// and rounded to float32 for float32 input (NumPy's edge dtype), then
-    /// widened back to double here.
+    /// widened back to double here. That is NumPy 1.x's rule; NumPy 2 (NEP
+    /// 50) computes a float32 array's own extent (no range given) in float32
+    /// arithmetic, which can differ in an edge's last bit and so move a value
+    /// lying on it; with a range given, NumPy 2 agrees.
     std::vector<double> edges;
 
     /// Pulls the counts, widened to int64 as NumPy returns them.
