@@ -35,7 +35,7 @@ from . import _ops
 from ._kiln import (  # noqa: F401  (the public names)
     Array, AzimuthalIntegrator, AzimuthalResult, BenchmarkResult, CompileError, Context, DeviceInfo, Error,
     FrameStack, FrameStackWriter, Graph, InvalidArgument, IoError, Kernel, OutOfMemory, Unsupported, VulkanError,
-    decode_bslz4, default_context, devices, read_array, select_device, synthetic_sky, write_array,
+    decode_bslz4, default_context, devices, empty_pinned, read_array, select_device, synthetic_sky, write_array,
     ClipAsync, LabelsAsync, MeasureAsync, kappa_sigma_clip_async, label_async, measure_async,
 )
 
@@ -144,14 +144,15 @@ def label(input, structure=None, *, connectivity=None):
     return _kiln.label(a, connectivity or 0)
 
 
-def measure(image, labels, index=None):
+def measure(image, labels, index=None, n=None):
     """Per-label statistics as a dict of NumPy columns: label, count, sum,
     mean, variance, std, min, max (n,), and min_pos, max_pos,
     center_of_mass, bbox_start, bbox_stop (n, ndim), as scipy.ndimage's
     sum_labels/mean/variance/standard_deviation/minimum/maximum/
     minimum_position/center_of_mass/find_objects. Labels 1..max(labels), or
-    those of index in its order. NaN pixels are skipped."""
-    return _kiln.measure(image, labels, index)
+    those of index in its order; with n (label's count, labels int32)
+    labels 1..n without searching for the largest. NaN pixels are skipped."""
+    return _kiln.measure(image, labels, index, n)
 
 
 def histogram(a, bins=10, range=None):

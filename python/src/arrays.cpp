@@ -406,6 +406,29 @@ GPU work and return at once; get() (or numpy.asarray) waits for it.)");
     // NumPy defers to Array's reflected operators (ndarray + kiln.Array).
     array.attr("__array_ufunc__") = py::none();
 
+    // Host memory the device reads and writes directly (kiln::PinnedBuffer):
+    // pushes from it and pulls into it are single DMA copies, as from
+    // cupyx.empty_pinned's arrays. The NumPy array keeps the buffer alive.
+    py::class_<PinnedBuffer>(m, "_PinnedBuffer", py::buffer_protocol())
+        .def_buffer([](PinnedBuffer& b) {
+            return py::buffer_info(b.data(), 1, py::format_descriptor<uint8_t>::format(), 1, {b.size()}, {1});
+        });
+    m.def(
+        "empty_pinned",
+        [](const py::handle& shape, const py::handle& dtype, const py::object& context) {
+            const Context ctx = context_of(context);
+            const Shape s = shape_from(shape);
+            const DType t = dtype.is_none() ? DType::float32 : dtype_from(dtype);
+            auto buffer = std::make_unique<PinnedBuffer>(ctx, s.size() * dtype_size(t));
+            py::object owner = py::cast(std::move(buffer));
+            return numpy()
+                .attr("frombuffer")(owner, py::arg("dtype") = std::string(dtype_name(t)))
+                .attr("reshape")(shape_tuple(s));
+        },
+        py::arg("shape"), py::arg("dtype") = py::none(), py::arg("context") = py::none(),
+        "An uninitialised NumPy array in pinned host memory of the context's device: pushes from it "
+        "and pulls into it (get(out=)) are one DMA copy, as with cupyx.empty_pinned.");
+
     m.def(
         "_push",
         [](const py::handle& obj, const py::object& dtype, const py::object& context) {

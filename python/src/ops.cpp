@@ -197,9 +197,22 @@ void init_ops(py::module_& m) {
         py::arg("input"), py::arg("connectivity") = 0);
     m.def(
         "measure",
-        [](const py::handle& image, const py::handle& labels, const py::object& index) {
+        [](const py::handle& image, const py::handle& labels, const py::object& index, const py::object& n) {
             const Array img = to_array(image);
             const Array lab = to_array(labels, img.context());
+            if (!n.is_none()) {
+                // The count known (label's n): no search for the largest label.
+                if (!index.is_none()) throw InvalidArgument("measure: give index or n, not both");
+                const int64_t count = n.cast<int64_t>();
+                if (count < 0 || count > INT32_MAX)
+                    throw InvalidArgument("measure: n must be a label count in [0, 2^31), got " + std::to_string(count));
+                std::vector<LabelStats> stats;
+                {
+                    py::gil_scoped_release release;
+                    stats = measure_async(img, lab, static_cast<int32_t>(count)).stats();
+                }
+                return stats_columns(stats, img.ndim());
+            }
             std::vector<int32_t> idx;
             if (!index.is_none())
                 for (auto v : py::module_::import("numpy").attr("ravel")(index)) {
@@ -216,7 +229,7 @@ void init_ops(py::module_& m) {
             }
             return stats_columns(stats, img.ndim());
         },
-        py::arg("image"), py::arg("labels"), py::arg("index") = py::none());
+        py::arg("image"), py::arg("labels"), py::arg("index") = py::none(), py::arg("n") = py::none());
     m.def(
         "histogram",
         [](const py::handle& a, int bins, const std::optional<std::pair<double, double>>& range) {

@@ -449,3 +449,16 @@ def test_primes_errors():
         kiln.prime_flags(0)
     with pytest.raises(TypeError):
         kiln.primes(-5)
+
+
+def test_measure_with_the_label_count_equals_measure_without(rng):
+    image = random_array(rng, (37, 29), np.float32)
+    labels, n = kiln.label(image > 5)
+    full = kiln.measure(image, labels)
+    counted = kiln.measure(image, labels, n=n)
+    assert len(counted["label"]) == n
+    for key in full:
+        np.testing.assert_array_equal(counted[key], full[key])
+    np.testing.assert_allclose(counted["sum"], ndi.sum_labels(image, labels.get(), np.arange(1, n + 1)), rtol=1e-6)
+    with pytest.raises(kiln.InvalidArgument, match="index or n"):
+        kiln.measure(image, labels, index=[1], n=n)

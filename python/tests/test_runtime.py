@@ -640,3 +640,17 @@ def test_azimuthal_q_unit_and_sigma_clip(rng):
     assert got["count"].sum() == frame.size
     clipped = ai.sigma_clip(frame, kappa=2.0, max_iter=3).to_host()
     assert (clipped["count"] <= got["count"]).all() and clipped["count"].sum() < frame.size
+
+
+def test_empty_pinned_arrays_push_and_pull():
+    p = kiln.empty_pinned((3, 7), np.int16)
+    assert isinstance(p, np.ndarray) and p.shape == (3, 7) and p.dtype == np.int16 and p.flags.c_contiguous
+    p[...] = np.arange(21, dtype=np.int16).reshape(3, 7) - 10
+    a = kiln.asarray(p)
+    q = kiln.empty_pinned((3, 7), np.int16)
+    assert (a * 2).get(out=q) is q
+    np.testing.assert_array_equal(q, (np.arange(21, dtype=np.int16).reshape(3, 7) - 10) * 2)
+    a.set(q)
+    np.testing.assert_array_equal(a.get(), q)
+    with pytest.raises(kiln.InvalidArgument, match="positive"):
+        kiln.empty_pinned((0, 3))
