@@ -97,7 +97,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
         bins = integ.bins();
         radial = integ.csr().bin_centers;
         const size_t batch = std::max<size_t>(1, std::min(a.batch, frames));
-        const bool gpu_decode = reader.is_bslz4() && reader.one_frame_chunks() && !a.cpu_decompress;
+        const bool gpu_decode = reader.gpu_decodable() && !a.cpu_decompress;
         path_taken = gpu_decode ? "compressed chunks decoded on the GPU" : "frames decoded on the host";
         // One graph recorded once, run per batch with new inputs.
         Graph graph(ctx);
@@ -116,13 +116,15 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
             r = integrate(integ, input);
         }
         std::vector<std::vector<uint8_t>> chunks(batch);
+        std::vector<ChunkCoding> coding(batch);
         HostArray host(batch == 1 ? Shape{rows, cols} : Shape{batch, rows, cols}, reader.dtype());
         for (size_t first = 0; first < frames; first += batch) {
             const size_t n = std::min(batch, frames - first);
             if (gpu_decode) {
-                for (size_t k = 0; k < n; ++k) reader.read_chunk(first + k, chunks[k]);
-                dec->push(std::span<const std::vector<uint8_t>>(chunks.data(), n), first,
-                          a.input + " frame");
+                // Chunks stored unfiltered travel as they are, into their frame.
+                for (size_t k = 0; k < n; ++k) coding[k] = reader.read_for_decoder(first + k, chunks[k]);
+                dec->push(std::span<const std::vector<uint8_t>>(chunks.data(), n), first, a.input + " frame",
+                          std::span<const ChunkCoding>(coding.data(), n));
             } else {
                 const size_t frame_bytes = byte_size(Shape{rows, cols}, reader.dtype());
                 for (size_t k = 0; k < n; ++k)
@@ -234,14 +236,18 @@ void register_azimuthal(CLI::App& app, Globals& g) {
                               "compressed bytes pushed)",
                               [=, &g] {
                                   io::FrameStackReader reader(*input, *dataset);
-                                  if (!reader.is_bslz4() || !reader.one_frame_chunks())
+                                  if (!reader.gpu_decodable())
                                       throw InvalidArgument(
                                           "decompress-bslz4: dataset " + *dataset + " of '" + *input +
-                                          "' is not bitshuffle-LZ4 with one frame per chunk; read it with any "
-                                          "HDF5 tool instead");
-                                  const auto chunk = reader.read_chunk(*frame);
-                                  save(g, bslz4_decompress(g.context(), chunk, Shape{reader.rows(), reader.cols()},
-                                                        reader.dtype(), *input + " frame " + std::to_string(*frame)),
+                                          "' is not bitshuffle-LZ4 (its only filter) with one frame per chunk "
+                                          "in little-endian order; read it with any HDF5 tool instead");
+                                  // A chunk stored unfiltered is copied to the GPU as it is.
+                                  std::vector<uint8_t> chunk;
+                                  const ChunkCoding coding = reader.read_for_decoder(*frame, chunk);
+                                  save(g,
+                                       bslz4_decompress(g.context(), chunk, Shape{reader.rows(), reader.cols()},
+                                                        reader.dtype(), *input + " frame " + std::to_string(*frame),
+                                                        coding),
                                        *out);
                               });
         c->add_option("FRAMES", *input, "HDF5 stack")->required();

@@ -292,6 +292,20 @@ void FrameStackReader::read_chunk(size_t frame, std::vector<uint8_t>& out, uint3
     if (filter_mask) *filter_mask = mask;
 }
 
+ChunkCoding FrameStackReader::read_for_decoder(size_t frame, std::vector<uint8_t>& out) const {
+    if (gpu_decodable()) {
+        uint32_t mask = 0;
+        read_chunk(frame, out, &mask);
+        if ((mask & bitshuffle_filters_) == 0) return ChunkCoding::bslz4;
+        // Stored unfiltered: check_stored (in read_chunk) found a frame's size.
+        return ChunkCoding::raw;
+    }
+    const HostArray f = read_frame(frame);
+    const auto* p = static_cast<const uint8_t*>(f.data());
+    out.assign(p, p + f.nbytes());
+    return ChunkCoding::raw;
+}
+
 void FrameStackReader::read_bslz4_chunks(size_t frame, HostArray& out) const {
     HdfCall guard;
     check_stored(frame, false);

@@ -154,9 +154,12 @@ Bslz4Decoder& Bslz4Decoder::operator=(Bslz4Decoder&&) noexcept = default;
 // from the chunks' headers. Every chunk's headers form a chain of lengths, a
 // cache miss per block, so the chunks are walked in step and their misses
 // overlap. Any inconsistency is handed to bslz4_blocks for its message.
-void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, uint64_t src_base,
-                         uint32_t* table) {
+void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes,
+                         std::span<const ChunkCoding> coding, uint64_t src_base, uint32_t* table) {
     Impl& m = *impl_;
+    if (!coding.empty() && coding.size() != chunk_sizes.size())
+        throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(coding.size()) + " codings for " +
+                              std::to_string(chunk_sizes.size()) + " chunks; give one per chunk, or none");
     if (chunk_sizes.size() > m.max_frames)
         throw InvalidArgument("Bslz4Decoder::push: " + std::to_string(chunk_sizes.size()) +
                               " chunks given; the decoder takes at most " + std::to_string(m.max_frames) +
@@ -189,8 +192,35 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
         throw IoError(chunk_name(k) + ": corrupt bitshuffle-LZ4 chunk");
     };
     size_t at = 0, rows = 0;
+    std::vector<size_t> order;  // the compressed chunks, walked below
     for (size_t k = 0; k < chunk_sizes.size(); ++k) {
         const auto chunk = bytes.subspan(at, chunk_sizes[k]);
+        if (!coding.empty() && coding[k] == ChunkCoding::raw) {
+            // The frame as is: copied in pieces of a block, one workgroup each.
+            if (chunk.size() != m.frame_bytes)
+                throw IoError(chunk_name(k) + ": a raw (unfiltered) chunk of " + std::to_string(chunk.size()) +
+                              " bytes; frames of shape " + m.frame_shape.str() + " " +
+                              std::string(dtype_name(m.dtype)) + " take " + std::to_string(m.frame_bytes));
+            const size_t pieces = (m.frame_bytes + m.block_bytes - 1) / m.block_bytes;
+            if (rows + pieces > m.block_capacity)
+                throw Unsupported(chunk_name(k) + ": a raw chunk of " + std::to_string(pieces) +
+                                  " blocks, more than the decoder was sized for");
+            uint32_t* row = table + table_header + 4 * rows;
+            for (size_t p = 0; p < pieces; ++p, row += 4) {
+                const size_t off = p * m.block_bytes, len = std::min(m.block_bytes, m.frame_bytes - off);
+                row[0] = uint32_t(src_base + at + off);
+                row[1] = uint32_t(len);
+                row[2] = uint32_t(uint64_t(k) * m.frame_bytes + off);
+                row[3] = uint32_t(len) | raw_bit;
+            }
+            walks.push_back(Walk{});  // keeps walks[k] the walk of chunk k
+            m.first_block.push_back(rows);
+            m.chunk_base.push_back(size_t(src_base + at));
+            rows += pieces;
+            at += chunk_sizes[k];
+            continue;
+        }
+        order.push_back(k);
         const uint64_t announced = bslz4_uncompressed_size(chunk, chunk_name(k));
         if (announced != m.frame_bytes)
             throw IoError(chunk_name(k) + ": the bitshuffle-LZ4 chunk holds " + std::to_string(announced) +
@@ -230,9 +260,7 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
         at += chunk_sizes[k];
     }
     // Every walk that has blocks left takes one step per round.
-    size_t active = walks.size();
-    std::vector<size_t> order(walks.size());
-    for (size_t k = 0; k < walks.size(); ++k) order[k] = k;
+    size_t active = order.size();
     while (active) {
         size_t kept = 0;
         for (size_t i = 0; i < active; ++i) {
@@ -275,20 +303,20 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
 }
 
 void Bslz4Decoder::push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
-                        const std::string& label) {
+                        const std::string& label, std::span<const ChunkCoding> coding) {
     Impl& m = *impl_;
     m.label = label;
     m.first_index = first_index;
     m.staged = false;
     m.host_table.resize(table_header + 4 * m.block_capacity);
-    parse(bytes, chunk_sizes, 0, m.host_table.data());
+    parse(bytes, chunk_sizes, coding, 0, m.host_table.data());
     const size_t words = table_header + 4 * m.pushed_blocks;
     prefix(m.table, words).push(m.host_table.data(), words * 4);
     if (!bytes.empty()) prefix(m.src, bytes.size()).push(bytes.data(), bytes.size());
 }
 
 void Bslz4Decoder::stage(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index,
-                         const std::string& label) {
+                         const std::string& label, std::span<const ChunkCoding> coding) {
     Impl& m = *impl_;
     const auto from = std::find_if(m.sources.begin(), m.sources.end(), [&](std::span<const uint8_t> s) {
         return bytes.data() >= s.data() && bytes.data() + bytes.size() <= s.data() + s.size();
@@ -306,7 +334,7 @@ void Bslz4Decoder::stage(std::span<const uint8_t> bytes, std::span<const size_t>
     m.staged_at = st.mark();
     uint32_t* table = m.pinned_table.as<uint32_t>().data();
     try {
-        parse(bytes, chunk_sizes, uint64_t(bytes.data() - from->data()), table);
+        parse(bytes, chunk_sizes, coding, uint64_t(bytes.data() - from->data()), table);
     } catch (...) {
         table[0] = 0;  // a run of the graph decodes nothing rather than a half-written table
         m.pushed_blocks = 0;
@@ -314,14 +342,15 @@ void Bslz4Decoder::stage(std::span<const uint8_t> bytes, std::span<const size_t>
     }
 }
 
-void Bslz4Decoder::push(std::span<const std::vector<uint8_t>> chunks, size_t first_index, const std::string& label) {
+void Bslz4Decoder::push(std::span<const std::vector<uint8_t>> chunks, size_t first_index, const std::string& label,
+                        std::span<const ChunkCoding> coding) {
     std::vector<uint8_t> all;
     std::vector<size_t> sizes;
     for (const auto& c : chunks) {
         all.insert(all.end(), c.begin(), c.end());
         sizes.push_back(c.size());
     }
-    push(all, sizes, first_index, label);
+    push(all, sizes, first_index, label, coding);
 }
 
 void Bslz4Decoder::record() {
@@ -404,17 +433,19 @@ size_t Bslz4Decoder::frames_pushed() const { return impl_->pushed_frames; }
 size_t Bslz4Decoder::max_frames() const { return impl_->max_frames; }
 
 Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape shape, DType dtype,
-                       const std::string& name) {
+                       const std::string& name, ChunkCoding coding) {
     const size_t elem = dtype_size(dtype);
-    // Parsing first gives header errors their usual messages and the block size.
-    const auto blocks = bslz4_blocks(chunk, elem, name);
     size_t block_elems = 0;
-    for (const auto& b : blocks)
-        if (!b.raw) block_elems = std::max<size_t>(block_elems, b.dst_size / elem);
+    if (coding == ChunkCoding::bslz4) {
+        // Parsing first gives header errors their usual messages and the block size.
+        for (const auto& b : bslz4_blocks(chunk, elem, name))
+            if (!b.raw) block_elems = std::max<size_t>(block_elems, b.dst_size / elem);
+    }
     Bslz4Decoder dec(ctx, shape, dtype, 1, std::max<size_t>(chunk.size(), 1), block_elems);
     const size_t sizes[1] = {chunk.size()};
+    const ChunkCoding codings[1] = {coding};
     dec.impl_->exact_name = name;
-    dec.push(chunk, sizes, 0, name);
+    dec.push(chunk, sizes, 0, name, codings);
     dec.record();
     dec.check();
     return dec.output();

@@ -103,8 +103,9 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
         .def("to_device", [](const io::FrameStackReader& r, size_t first, const py::object& count,
                              const py::object& context) {
             const size_t n = count.is_none() ? r.frames() - std::min(first, r.frames()) : count.cast<size_t>();
-            if (!r.is_bslz4() || !r.one_frame_chunks())
-                throw InvalidArgument("to_device decodes bitshuffle-LZ4 stacks of one chunk per frame; '" + r.path() +
+            if (!r.gpu_decodable())
+                throw InvalidArgument("to_device decodes bitshuffle-LZ4 stacks of one chunk per frame, in "
+                                      "little-endian order; '" + r.path() +
                                       "' is not one: read_frame() reads it through HDF5");
             if (n == 0 || first + n > r.frames())
                 throw InvalidArgument("to_device: frames [" + std::to_string(first) + ", " + std::to_string(first + n) +
@@ -112,9 +113,10 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
             const Context ctx = context_of(context);
             py::gil_scoped_release release;
             std::vector<std::vector<uint8_t>> chunks(n);
-            for (size_t i = 0; i < n; ++i) r.read_chunk(first + i, chunks[i]);
+            std::vector<ChunkCoding> coding(n);  // chunks stored unfiltered are copied, not decoded
+            for (size_t i = 0; i < n; ++i) coding[i] = r.read_for_decoder(first + i, chunks[i]);
             Bslz4Decoder dec(ctx, Shape{r.rows(), r.cols()}, r.dtype(), n);
-            dec.push(chunks, first);
+            dec.push(chunks, first, "frame", coding);
             dec.record();
             return with_frame_axis(dec.output(), Shape{r.rows(), r.cols()}, n);
         }, py::arg("first") = 0, py::arg("count") = py::none(), py::arg("context") = py::none(),

@@ -85,17 +85,21 @@ PathResult gpu_raw(Context& ctx, const io::FrameStackReader& reader, const Azimu
     }
     ctx.profile().clear();
     std::vector<std::vector<uint8_t>> chunks(batch);
+    std::vector<ChunkCoding> coding(batch);
     sample::Progress bar(pr.name, frames);
     const auto t0 = Clock::now();
     for (size_t first = 0; first < frames; first += batch) {
         const size_t n = std::min(batch, frames - first);
         const auto h0 = Clock::now();
-        for (size_t k = 0; k < n; ++k) reader.read_chunk(first + k, chunks[k]);  // HDF5: one thread
+        for (size_t k = 0; k < n; ++k) coding[k] = reader.read_for_decoder(first + k, chunks[k]);  // HDF5: one thread
         std::vector<std::thread> pool;
         for (size_t k = 0; k < n; ++k)
             pool.emplace_back([&, k] {
                 std::span<uint8_t> dst(reinterpret_cast<uint8_t*>(pinned.data()) + k * frame_bytes, frame_bytes);
-                kiln::bslz4_decompress(chunks[k], 4, dst, "frame " + std::to_string(first + k));
+                if (coding[k] == ChunkCoding::raw)
+                    std::memcpy(dst.data(), chunks[k].data(), frame_bytes);  // read_for_decoder gave a frame's bytes
+                else
+                    kiln::bslz4_decompress(chunks[k], 4, dst, "frame " + std::to_string(first + k));
             });
         for (auto& t : pool) t.join();
         pr.host_seconds += seconds_since(h0);
@@ -130,21 +134,24 @@ PathResult gpu_compressed(Context& ctx, const io::FrameStackReader& reader, cons
     ctx.profile().clear();
     std::vector<uint8_t> chunk;
     std::vector<size_t> sizes;
+    std::vector<ChunkCoding> coding;
     sample::Progress bar(pr.name, frames);
     const auto t0 = Clock::now();
     for (size_t first = 0; first < frames; first += batch) {
         const size_t n = std::min(batch, frames - first);
         const auto h0 = Clock::now();
         sizes.clear();
+        coding.clear();
         size_t at = 0;
         for (size_t k = 0; k < n; ++k) {
-            reader.read_chunk(first + k, chunk);
+            coding.push_back(reader.read_for_decoder(first + k, chunk));  // a chunk stored unfiltered: raw
             std::memcpy(pinned.data() + at, chunk.data(), chunk.size());
             at += chunk.size();
             sizes.push_back(chunk.size());
         }
         pr.host_seconds += seconds_since(h0);
-        dec.push(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(pinned.data()), at), sizes, first);
+        dec.push(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(pinned.data()), at), sizes, first, "frame",
+                 coding);
         graph.run();
         dec.check();
         take_rows(r, n, integ.bins(), pr.profiles);
@@ -213,8 +220,8 @@ int run(const Options& o) {
         else sample::write_stack(p, path);
     }
     io::FrameStackReader reader(path);
-    if (!reader.is_bslz4() || !reader.one_frame_chunks() || reader.dtype() != DType::uint32)
-        throw InvalidArgument(path + " is not a uint32 bitshuffle-LZ4 stack with one frame per chunk");
+    if (!reader.gpu_decodable() || reader.dtype() != DType::uint32)
+        throw InvalidArgument(path + " is not a little-endian uint32 bitshuffle-LZ4 stack with one frame per chunk");
     p.rows = reader.rows();
     p.cols = reader.cols();
     std::printf("stack %s: %zu frames of %zu x %zu uint32, %.1f MB compressed (%.1fx)\n", path.c_str(),

@@ -13,20 +13,24 @@
 #include <vector>
 
 #include "kiln/array.hpp"
+#include "kiln/bslz4_host.hpp"
 
 #pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
 /// Decodes one bitshuffle-LZ4 chunk on the GPU into an array of `shape` and
 /// `dtype` (whose byte size the chunk must announce), then checks the error
-/// flags (so it waits for the GPU). Errors are IoError starting with `name`;
+/// flags (so it waits for the GPU). A raw chunk (coding) must hold the array's
+/// bytes and is copied as is. Errors are IoError starting with `name`;
 /// Unsupported for blocks too large for the device's shared memory (the
 /// default 8 KiB blocks always fit).
 Array bslz4_decompress(const Context& ctx, std::span<const uint8_t> chunk, Shape shape, DType dtype,
-                       const std::string& name = "chunk");
+                       const std::string& name = "chunk", ChunkCoding coding = ChunkCoding::bslz4);
 
 /// Decodes batches of bitshuffle-LZ4 chunks, each holding one frame, into a
-/// device array. Sized once for a frame shape, a dtype and a batch size, so
+/// device array. A batch may mix in raw chunks (a frame's bytes, as HDF5
+/// stores a chunk whose filters were skipped): they are copied into their
+/// frame of the output, not decoded. Sized once for a frame shape, a dtype and a batch size, so
 /// its arrays can be bound in an explicit Graph recorded once:
 ///
 ///     Bslz4Decoder dec(ctx, Shape{rows, cols}, DType::uint32, 16);
@@ -77,17 +81,21 @@ public:
     /// From a PinnedBuffer the push is a single DMA of the compressed bytes.
     /// Frames of output() past the batch keep their previous contents.
     ///
+    /// `coding`, one entry per chunk or empty (all bitshuffle-LZ4), says
+    /// which chunks are raw: those must hold exactly a frame's bytes.
+    ///
     /// Throws IoError naming the chunk for a truncated or corrupt header (as
-    /// bslz4_blocks) or an uncompressed size other than the frame's;
-    /// InvalidArgument for more chunks than max_frames, sizes that do not add
-    /// up to bytes.size() or more compressed bytes than the decoder holds;
+    /// bslz4_blocks), an uncompressed size other than the frame's or a raw
+    /// chunk of another size; InvalidArgument for more chunks than
+    /// max_frames, sizes that do not add up to bytes.size(), a `coding` of
+    /// another length, or more compressed bytes than the decoder holds;
     /// Unsupported for chunks written with larger blocks than the decoder was
     /// made for. Not inside a Graph capture (like Array::push).
     void push(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index = 0,
-              const std::string& label = "frame");
+              const std::string& label = "frame", std::span<const ChunkCoding> coding = {});
     /// The same for chunks held separately (they are copied together first).
     void push(std::span<const std::vector<uint8_t>> chunks, size_t first_index = 0,
-              const std::string& label = "frame");
+              const std::string& label = "frame", std::span<const ChunkCoding> coding = {});
 
     /// Records the decode of whatever was pushed last into output(). Inside a
     /// Graph capture the recorded node decodes each run's pushed batch.
@@ -107,12 +115,12 @@ public:
     void record(std::span<const uint8_t> source);
     /// Parses one batch for the next run of a graph recorded with
     /// record(source): `bytes` holds the chunks back to back and lies in that
-    /// source, as the run will copy it (bytes and chunk_sizes as push()).
+    /// source, as the run will copy it (bytes, chunk_sizes and coding as push()).
     /// First waits until the GPU is done with the previous run that used this
     /// decoder's table; does no GPU work itself. Throws as push() does, and
     /// InvalidArgument when `bytes` lies in no recorded source.
     void stage(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, size_t first_index = 0,
-               const std::string& label = "frame");
+               const std::string& label = "frame", std::span<const ChunkCoding> coding = {});
 
     /// Waits for the last decode and throws IoError if any block failed,
     /// naming the chunk, the block and what was wrong with it. After stage(),
@@ -128,10 +136,11 @@ public:
     size_t max_frames() const;
 
 private:
-    friend Array bslz4_decompress(const Context&, std::span<const uint8_t>, Shape, DType, const std::string&);
+    friend Array bslz4_decompress(const Context&, std::span<const uint8_t>, Shape, DType, const std::string&,
+                                  ChunkCoding);
     std::string chunk_name(size_t k) const;
-    void parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes, uint64_t src_base,
-               uint32_t* table);
+    void parse(std::span<const uint8_t> bytes, std::span<const size_t> chunk_sizes,
+               std::span<const ChunkCoding> coding, uint64_t src_base, uint32_t* table);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

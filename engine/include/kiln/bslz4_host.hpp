@@ -22,6 +22,11 @@
 #pragma GCC visibility push(default)  // exported by libkiln.so (docs/ARCHITECTURE.md, The library)
 namespace kiln {
 
+/// How a chunk of one frame is stored: bitshuffle-LZ4 compressed, or raw (the
+/// frame's bytes as they are, e.g. an HDF5 chunk whose filter mask says its
+/// bitshuffle filter was skipped).
+enum class ChunkCoding : uint8_t { bslz4, raw };
+
 /// Bit-transposes the elements of `data` as one bitshuffle block: bit r of
 /// element i goes to bit r * n + i of the output (bytes filled from their least
 /// significant bit), where n is the element count rounded down to a multiple of

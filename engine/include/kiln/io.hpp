@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/bslz4_host.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/host_array.hpp"
 
@@ -237,7 +238,11 @@ public:
     size_t cols() const { return cols_; }
     DType dtype() const { return dtype_; }
     /// Whether the dataset's only filter is bitshuffle with LZ4 (32008).
+    /// Single chunks may still be stored unfiltered (their filter mask).
     bool is_bslz4() const { return bslz4_; }
+    /// Whether read_for_decoder hands out bitshuffle-LZ4 chunks: is_bslz4(),
+    /// one frame per chunk, and elements in the host's byte order.
+    bool gpu_decodable() const { return bslz4_ && one_frame_chunks_ && !big_endian_; }
     /// Whether each chunk holds exactly one whole frame (needed by read_chunk).
     bool one_frame_chunks() const { return one_frame_chunks_; }
 
@@ -246,12 +251,21 @@ public:
     size_t chunk_bytes(size_t frame) const;
 
     /// A frame's chunk exactly as stored, without decompressing it. With
-    /// filter_mask, receives HDF5's filter mask: bit 0 set means the chunk was
-    /// stored unfiltered. Throws IoError unless chunks hold one frame each,
-    /// or if the frame was never written.
+    /// filter_mask, receives HDF5's filter mask: bit i set means filter i of
+    /// the pipeline was skipped for this chunk (in a bitshuffle-LZ4 dataset,
+    /// bit 0: the frame's bytes stored unfiltered). Throws IoError unless
+    /// chunks hold one frame each, or if the frame was never written.
     std::vector<uint8_t> read_chunk(size_t frame, uint32_t* filter_mask = nullptr) const;
     /// As above, into `out` (resized), reusing its memory across frames.
     void read_chunk(size_t frame, std::vector<uint8_t>& out, uint32_t* filter_mask = nullptr) const;
+
+    /// A frame as a GPU decoder (Bslz4Decoder) takes it, into `out` (resized):
+    /// the stored chunk when it is bitshuffle-LZ4 compressed (returns
+    /// ChunkCoding::bslz4), else the decoded frame's bytes in the host's byte
+    /// order (ChunkCoding::raw, to be copied as is): a chunk whose filter mask
+    /// skips bitshuffle, and every frame of a dataset that is not
+    /// gpu_decodable() (read as read_frame does). Throws as read_frame.
+    ChunkCoding read_for_decoder(size_t frame, std::vector<uint8_t>& out) const;
 
     /// One decoded frame, shape (rows, cols). Bitshuffle-LZ4 chunks, of any
     /// shape, are decoded by kiln's decoder (no HDF5 plugin needed); other
