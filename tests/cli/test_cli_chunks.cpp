@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/fp_env.hpp"
 #include "bslz4_support.hpp"
 #include "cli/run_cli.hpp"
 #include "kiln/bslz4.hpp"
@@ -119,6 +120,10 @@ CliRun integrate(const TempDir& dir, const std::string& input, const std::string
 }  // namespace
 
 TEST_CASE("h5 chunks stored unfiltered in a bitshuffle-LZ4 stack are read as raw frames", "[io][h5frames][bslz4]") {
+    // HDF5 loads Debian's filter plugins (built with -ffast-math) on demand:
+    // without the guard they would flush subnormals for the rest of the
+    // process, and later cases in the same kiln_tests run would see it.
+    io::FloatEnvGuard fp;
     TempDir dir;
     const auto want = written_frames();
     write_mixed(dir.file("mixed.h5"), want);
@@ -158,6 +163,10 @@ TEST_CASE("h5 chunks stored unfiltered in a bitshuffle-LZ4 stack are read as raw
 }
 
 TEST_CASE("cli decompress-bslz4 and integrate-azimuthal on a stack with unfiltered chunks", "[cli][bslz4][azimuthal]") {
+    // HDF5 loads Debian's filter plugins (built with -ffast-math) on demand:
+    // without the guard they would flush subnormals for the rest of the
+    // process, and later cases in the same kiln_tests run would see it.
+    io::FloatEnvGuard fp;
     TempDir dir;
     const auto want = written_frames();
     write_mixed(dir.file("mixed.h5"), want);
@@ -188,6 +197,10 @@ TEST_CASE("cli decompress-bslz4 and integrate-azimuthal on a stack with unfilter
 }
 
 TEST_CASE("h5 stacks with other filters are not decoded as bitshuffle-LZ4 on the GPU", "[cli][h5frames][bslz4][azimuthal]") {
+    // HDF5 loads Debian's filter plugins (built with -ffast-math) on demand:
+    // without the guard they would flush subnormals for the rest of the
+    // process, and later cases in the same kiln_tests run would see it.
+    io::FloatEnvGuard fp;
     TempDir dir;
     const auto want = written_frames();
     SECTION("deflate: read through HDF5, refused by decompress-bslz4") {
