@@ -8,13 +8,6 @@ namespace kiln::python {
 
 namespace {
 
-// Python objects kept for the life of the process are leaked on purpose:
-// destroying them after the interpreter has finalized would crash.
-py::module_& numpy() {
-    static auto* np = new py::module_(py::module_::import("numpy"));
-    return *np;
-}
-
 
 const std::string& accepted_dtypes() {
     static const std::string text = [] {
@@ -201,6 +194,18 @@ Shape reshape_arg(const Array& a, const py::args& args) {
 
 }  // namespace
 
+// Python objects kept for the life of the process are leaked on purpose:
+// destroying them after the interpreter has finalized would crash.
+py::module_& numpy() {
+    static auto* np = new py::module_(py::module_::import("numpy"));
+    return *np;
+}
+
+bool is_integer(const py::handle& obj) {
+    return !py::isinstance<py::bool_>(obj) &&
+           (py::isinstance<py::int_>(obj) || py::isinstance(obj, numpy().attr("integer")));
+}
+
 std::pair<py::object, void*> numpy_empty(const py::tuple& shape, const char* dtype) {
     py::object a = numpy().attr("empty")(shape, py::arg("dtype") = dtype);
     py::buffer_info info = py::buffer(a).request(true);
@@ -236,14 +241,16 @@ py::object numpy_dtype(DType t) {
 
 Shape shape_from(const py::handle& shape) {
     std::vector<size_t> dims;
-    auto extent = [](const py::handle& d) {
-        if (!py::isinstance<py::int_>(d) && !py::isinstance(d, numpy().attr("integer")))
+    // As NumPy's shapes, True counts as the extent 1.
+    auto whole = [](const py::handle& d) { return is_integer(d) || py::isinstance<py::bool_>(d); };
+    auto extent = [&](const py::handle& d) {
+        if (!whole(d))
             throw py::type_error("shape extents must be whole numbers, not " + std::string(py::repr(d)));
         const int64_t v = d.cast<int64_t>();
         if (v <= 0) throw InvalidArgument("shape extents must be positive, got " + std::to_string(v));
         return static_cast<size_t>(v);
     };
-    if (py::isinstance<py::int_>(shape) || py::isinstance(shape, numpy().attr("integer"))) {
+    if (whole(shape)) {
         dims.push_back(extent(shape));
     } else {
         for (auto d : shape) dims.push_back(extent(d));

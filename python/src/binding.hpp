@@ -42,8 +42,12 @@ py::tuple shape_tuple(const Shape& s);
 /// An Array from a kiln Array (as it is) or from anything NumPy turns into
 /// an array (pushed into ctx, or the default context): see arrays.cpp.
 Array to_array(const py::handle& obj, const std::optional<Context>& ctx = std::nullopt);
+/// The numpy module (imported once, kept for the life of the process).
+py::module_& numpy();
 /// Whether obj is a Python or NumPy number (not an array, not a bool array).
 bool is_number(const py::handle& obj);
+/// Whether obj is a Python int or a NumPy integer; bool is not one.
+bool is_integer(const py::handle& obj);
 /// The array pulled into a new NumPy array of its shape and dtype.
 py::object to_numpy(const Array& a);
 /// A HostArray from anything NumPy turns into an array (converted as

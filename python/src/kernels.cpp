@@ -10,11 +10,6 @@ using namespace py::literals;
 
 namespace {
 
-bool is_integer(const py::handle& v) {
-    return !py::isinstance<py::bool_>(v) &&
-           (py::isinstance<py::int_>(v) || py::isinstance(v, py::module_::import("numpy").attr("integer")));
-}
-
 // A Python number as the push-constant value of member `p`: Python has one
 // float type, so floats are rounded to the member's own type (float or
 // double); integers stay integers, and kiln checks the member's range.

@@ -54,11 +54,19 @@ py::list manifest() {
     return ops;
 }
 
+// The primes' method: true for "sieve", false for "trial_division" (the
+// CUDA lesson's), InvalidArgument naming `what` for anything else.
+bool is_sieve(const char* what, const std::string& method) {
+    if (method != "sieve" && method != "trial_division")
+        throw InvalidArgument(std::string(what) + ": method must be 'sieve' or 'trial_division', not '" + method +
+                              "'");
+    return method == "sieve";
+}
+
 std::string what(const OpEntry& op, const ArgSpec& spec) { return op.name + ": " + spec.name; }
 
 int64_t whole_number(const OpEntry& op, const ArgSpec& spec, const py::handle& v) {
-    if (py::isinstance<py::bool_>(v) ||
-        !(py::isinstance<py::int_>(v) || py::isinstance(v, py::module_::import("numpy").attr("integer"))))
+    if (!is_integer(v))
         throw py::type_error(what(op, spec) + " must be a whole number, not " + std::string(py::repr(v)));
     return v.cast<int64_t>();
 }
@@ -215,7 +223,7 @@ void init_ops(py::module_& m) {
             }
             std::vector<int32_t> idx;
             if (!index.is_none())
-                for (auto v : py::module_::import("numpy").attr("ravel")(index)) {
+                for (auto v : numpy().attr("ravel")(index)) {
                     const int64_t x = v.cast<int64_t>();
                     if (x < INT32_MIN || x > INT32_MAX)
                         throw InvalidArgument("measure: index holds " + std::to_string(x) +
@@ -278,12 +286,11 @@ void init_ops(py::module_& m) {
         "primes",
         [](uint32_t upper, const std::string& method, const py::object& context) {
             const Context ctx = context_of(context);
-            if (method != "sieve" && method != "trial_division")
-                throw InvalidArgument("primes: method must be 'sieve' or 'trial_division', not '" + method + "'");
+            const bool sieve = is_sieve("primes", method);
             std::vector<uint32_t> p;
             {
                 py::gil_scoped_release release;
-                p = method == "sieve" ? primes_sieve(ctx, upper) : primes_trial_division(ctx, upper);
+                p = sieve ? primes_sieve(ctx, upper) : primes_trial_division(ctx, upper);
             }
             return numpy_of(p, "uint32");
         },
@@ -292,11 +299,9 @@ void init_ops(py::module_& m) {
         "prime_flags",
         [](uint32_t upper, const std::string& method, const py::object& context) {
             const Context ctx = context_of(context);
-            if (method != "sieve" && method != "trial_division")
-                throw InvalidArgument("prime_flags: method must be 'sieve' or 'trial_division', not '" + method +
-                                      "'");
+            const bool sieve = is_sieve("prime_flags", method);
             py::gil_scoped_release release;
-            return method == "sieve" ? prime_flags_sieve(ctx, upper) : prime_flags_trial_division(ctx, upper);
+            return sieve ? prime_flags_sieve(ctx, upper) : prime_flags_trial_division(ctx, upper);
         },
         py::arg("upper"), py::arg("method") = "sieve", py::arg("context") = py::none());
 }
