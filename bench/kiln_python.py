@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 import kiln
+from compare import dirac_grid, gaussian15  # the same inputs as CuPy's and the CPU's side
 
 WALL = ("W2", "W2-pg", "W10")
 
@@ -32,18 +33,6 @@ def hold_clock(ms=400.0):
         for _ in range(16):
             kiln.copy(src)
         kiln.sync()
-
-
-def dirac_grid(n):
-    g = np.zeros((n, n), dtype=np.float32)
-    g[8::16, 8::16] = 1
-    return g
-
-
-def gaussian15():
-    x = np.linspace(-2, 2, 15)
-    xx, yy = np.meshgrid(x, x)
-    return np.exp(-(xx ** 2 + yy ** 2)).astype(np.float32)
 
 
 def workloads(full=True):
