@@ -42,7 +42,7 @@ AzimuthalSetup make_setup(const AzimuthalArgs& a, size_t rows, size_t cols) {
     AzimuthalSetup s;
     s.geometry = kiln::Geometry{rows, cols, a.pixel, a.pixel, a.dist, a.poni1, a.poni2, a.rot1, a.rot2,
                                 a.rot3, a.wavelength};
-    s.unit = a.unit == "q_nm" ? kiln::Radial::q_nm : kiln::Radial::two_theta_deg;
+    s.unit = kiln::parse_radial(a.unit);
     s.bins = a.bins;
     if (!a.range.empty()) s.range = std::make_pair(a.range[0], a.range[1]);
     s.pixel_split = a.split;
@@ -197,7 +197,9 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_option("--bins", a->bins, "Radial bins")
             ->check(whole_number(1, std::numeric_limits<uint32_t>::max()))
             ->capture_default_str();
-        c->add_option("--unit", a->unit, "Radial unit")->check(CLI::IsMember({"q_nm", "2th_deg"}))->capture_default_str();
+        c->add_option("--unit", a->unit, "Radial unit (pyFAI's names)")
+            ->check(CLI::IsMember({"q_nm", "q_nm^-1", "q_A^-1", "2th_deg", "2th_rad", "r_mm", "d*2_A^-2", "chi_deg"}))
+            ->capture_default_str();
         c->add_option("--range", a->range, "Radial range LO HI (default: the unmasked pixels' extent)")
             ->expected(2);
         c->add_flag("--split", a->split, "Pixel splitting (each pixel shared among the bins its corners span)");

@@ -84,9 +84,66 @@ std::vector<double> two_theta(const Geometry& g) {
                              [](const glm::dvec3& t, double, double) { return tth_of(t); });
 }
 
+namespace {
+
+struct UnitName {
+    Radial unit;
+    std::string_view name;
+};
+// pyFAI's names first, then kiln's older spellings.
+constexpr UnitName unit_names[] = {
+    {Radial::two_theta_deg, "2th_deg"}, {Radial::q_nm, "q_nm^-1"},    {Radial::q_A, "q_A^-1"},
+    {Radial::two_theta_rad, "2th_rad"}, {Radial::r_mm, "r_mm"},        {Radial::d_star2_A, "d*2_A^-2"},
+    {Radial::chi_deg, "chi_deg"},       {Radial::q_nm, "q_nm"},        {Radial::q_A, "q_A"},
+    {Radial::two_theta_deg, "two_theta_deg"}, {Radial::two_theta_rad, "two_theta_rad"},
+};
+constexpr size_t pyfai_names = 7;
+
+}  // namespace
+
+const char* radial_name(Radial unit) {
+    for (size_t i = 0; i < pyfai_names; ++i)
+        if (unit_names[i].unit == unit) return unit_names[i].name.data();
+    throw InvalidArgument("radial_name: unknown unit " + std::to_string(int(unit)));
+}
+
+Radial parse_radial(std::string_view name) {
+    for (const UnitName& u : unit_names)
+        if (u.name == name) return u.unit;
+    std::string accepted;
+    for (size_t i = 0; i < pyfai_names; ++i) accepted += std::string(i ? ", " : "") + unit_names[i].name.data();
+    throw InvalidArgument("unit '" + std::string(name) + "' is not known; accepted: " + accepted);
+}
+
+bool radial_needs_wavelength(Radial unit) {
+    return unit == Radial::q_nm || unit == Radial::q_A || unit == Radial::d_star2_A;
+}
+
 double radial_of_two_theta(double tth, Radial unit, double wavelength) {
-    if (unit == Radial::two_theta_deg) return tth * 180.0 / std::numbers::pi;
-    return 4e-9 * std::numbers::pi * std::sin(tth / 2) / wavelength;
+    // pyFAI evaluates q in nm^-1 and scales it: 0.1 for A^-1, and d*2 in
+    // nm^-2 as (q / 2 pi)^2 scaled by 0.01 for A^-2.
+    const auto q = [&] { return 4e-9 * std::numbers::pi * std::sin(tth / 2) / wavelength; };
+    switch (unit) {
+        case Radial::two_theta_deg: return tth * (180.0 / std::numbers::pi);
+        case Radial::two_theta_rad: return tth;
+        case Radial::q_nm: return q();
+        case Radial::q_A: return q() * 0.1;
+        case Radial::d_star2_A: {
+            const double s = q() / (2.0 * std::numbers::pi);
+            return s * s * 0.01;
+        }
+        case Radial::r_mm:
+        case Radial::chi_deg: break;
+    }
+    throw InvalidArgument(std::string("radial_of_two_theta: ") + radial_name(unit) +
+                          " is not a function of 2theta; use radial_of_position");
+}
+
+double radial_of_position(double t1, double t2, double t3, Radial unit, double wavelength) {
+    const double r = std::sqrt(t1 * t1 + t2 * t2);
+    if (unit == Radial::r_mm) return r * 1000.0;
+    if (unit == Radial::chi_deg) return std::atan2(t1, t2) * (180.0 / std::numbers::pi);
+    return radial_of_two_theta(std::atan2(r, t3), unit, wavelength);
 }
 
 std::vector<double> q_nm(const Geometry& g) {
@@ -94,16 +151,16 @@ std::vector<double> q_nm(const Geometry& g) {
 }
 
 std::vector<double> radial_centers(const Geometry& g, Radial unit) {
-    validate_geometry(g, unit == Radial::q_nm);
+    validate_geometry(g, radial_needs_wavelength(unit));
     return over_grid<double>(g, g.rows, g.cols, 0.5, [&](const glm::dvec3& t, double, double) {
-        return radial_of_two_theta(tth_of(t), unit, g.wavelength);
+        return radial_of_position(t.x, t.y, t.z, unit, g.wavelength);
     });
 }
 
 std::vector<double> radial_corners(const Geometry& g, Radial unit) {
-    validate_geometry(g, unit == Radial::q_nm);
+    validate_geometry(g, radial_needs_wavelength(unit));
     return over_grid<double>(g, g.rows + 1, g.cols + 1, 0.0, [&](const glm::dvec3& t, double, double) {
-        return radial_of_two_theta(tth_of(t), unit, g.wavelength);
+        return radial_of_position(t.x, t.y, t.z, unit, g.wavelength);
     });
 }
 

@@ -98,14 +98,14 @@ std::shared_ptr<Csr> load(const std::filesystem::path& path, const std::string& 
     if (!f.read(stored.data(), std::streamsize(key_size)) || stored != key) return nullptr;
     if (!read_pod(f, bins) || !read_pod(f, pixels) || !read_pod(f, nnz) || !read_pod(f, csr->range_lo) ||
         !read_pod(f, csr->range_hi) || !read_pod(f, unit) || !read_pod(f, split) || nnz > (1ull << 31) ||
-        bins > (1ull << 31))
+        bins > (1ull << 31) || unit > uint32_t(Radial::chi_deg))
         return nullptr;
     if (!read_vec(f, csr->indptr, bins + 1) || !read_vec(f, csr->indices, nnz) || !read_vec(f, csr->data, nnz) ||
         !read_vec(f, csr->bin_centers, bins))
         return nullptr;
     csr->bins = bins;
     csr->pixels = pixels;
-    csr->unit = unit == uint32_t(Radial::q_nm) ? Radial::q_nm : Radial::two_theta_deg;
+    csr->unit = Radial(unit);
     csr->pixel_split = split != 0;
     if (csr->indptr.front() != 0 || uint64_t(csr->indptr.back()) != nnz) return nullptr;
     return csr;

@@ -14,9 +14,7 @@ std::span<const uint8_t> bytes_of(const py::buffer_info& info) {
 }
 
 Radial radial_of(const std::string& unit) {
-    if (unit == "q_nm^-1" || unit == "q_nm") return Radial::q_nm;
-    if (unit == "2th_deg" || unit == "two_theta_deg") return Radial::two_theta_deg;
-    throw InvalidArgument("unit must be 'q_nm^-1' or '2th_deg' (pyFAI's names), not '" + unit + "'");
+    return parse_radial(unit);
 }
 
 IntegrateParams::ErrorModel error_model_of(const std::string& m) {
@@ -187,7 +185,8 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
 
 Geometry as pyFAI's (metres, radians): dist, poni1, poni2, rot1-3, pixel1,
 pixel2, wavelength; shape is the detector's (rows, cols). The matrix of
-npt bins in `unit` ('q_nm^-1' or '2th_deg') is built once.)")
+npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', 'd*2_A^-2' or
+'chi_deg') is built once.)")
         .def(py::init([](const py::handle& shape, double pixel1, double pixel2, double dist, double poni1,
                          double poni2, double rot1, double rot2, double rot3, double wavelength, size_t npt,
                          const std::string& unit, const std::optional<std::pair<double, double>>& radial_range,

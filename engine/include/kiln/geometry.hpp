@@ -13,6 +13,7 @@
 // t3; then 2theta = atan2(sqrt(t1^2 + t2^2), t3) and chi = atan2(t1, t2).
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,8 +30,32 @@ struct Geometry {
     double wavelength = 0;                ///< metres; needed for q only
 };
 
-/// Radial coordinate of an integration: 2theta in degrees or q in nm^-1.
-enum class Radial { two_theta_deg, q_nm };
+/// Coordinate of an integration axis, each as pyFAI's unit of the name given
+/// by radial_name (pyFAI/units.py), from the laboratory position t of a point:
+/// 2theta = atan2(sqrt(t1^2 + t2^2), t3), q = 4 pi sin(2theta / 2) / wavelength,
+/// r = sqrt(t1^2 + t2^2) (distance from the beam axis), d*2 = (q / 2 pi)^2 and
+/// chi = atan2(t1, t2) in (-180, 180]. New values go at the end: the number of
+/// each is part of the matrix cache's key.
+enum class Radial {
+    two_theta_deg,  ///< "2th_deg"
+    q_nm,           ///< "q_nm^-1"
+    q_A,            ///< "q_A^-1"
+    two_theta_rad,  ///< "2th_rad"
+    r_mm,           ///< "r_mm"
+    d_star2_A,      ///< "d*2_A^-2"
+    chi_deg,        ///< "chi_deg", the azimuth as a coordinate of its own
+};
+
+/// pyFAI's name of a unit ("2th_deg", "q_nm^-1", "q_A^-1", "2th_rad", "r_mm",
+/// "d*2_A^-2", "chi_deg").
+const char* radial_name(Radial unit);
+
+/// The unit of pyFAI's name (also "q_nm", "q_A", "two_theta_deg" and
+/// "two_theta_rad"). Throws InvalidArgument naming the accepted names.
+Radial parse_radial(std::string_view name);
+
+/// Whether the unit depends on the wavelength (q and d*2).
+bool radial_needs_wavelength(Radial unit);
 
 /// Throws InvalidArgument unless shape, pixel sizes and distance are positive
 /// and finite (and the wavelength too when need_wavelength).
@@ -46,13 +71,17 @@ std::vector<double> two_theta(const Geometry& g);
 /// q = 4 pi sin(2theta / 2) / wavelength at each pixel centre, nm^-1.
 std::vector<double> q_nm(const Geometry& g);
 
-/// The radial coordinate (2theta in degrees or q in nm^-1) of one 2theta value.
+/// The coordinate `unit` of one 2theta value. Throws InvalidArgument for
+/// r_mm and chi_deg, which 2theta alone does not determine.
 double radial_of_two_theta(double two_theta_rad, Radial unit, double wavelength);
 
-/// Radial coordinate at each pixel centre, rows * cols in raster order.
+/// The coordinate `unit` of the laboratory position (t1, t2, t3), metres.
+double radial_of_position(double t1, double t2, double t3, Radial unit, double wavelength);
+
+/// Coordinate `unit` at each pixel centre, rows * cols in raster order.
 std::vector<double> radial_centers(const Geometry& g, Radial unit);
 
-/// Radial coordinate at each pixel corner, (rows + 1) * (cols + 1) in raster
+/// Coordinate `unit` at each pixel corner, (rows + 1) * (cols + 1) in raster
 /// order: corner (i, j) is the point at pixel coordinates (i, j).
 std::vector<double> radial_corners(const Geometry& g, Radial unit);
 
