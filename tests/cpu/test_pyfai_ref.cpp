@@ -81,9 +81,17 @@ TEST_CASE("1-D integration without splitting matches pyFAI's CSR engine", "[cpu]
         const auto ref = npy("int1d_" + std::string(file));  // radial, intensity, count, lo, hi
         const size_t bins = ref.size() / 5;
         const Csr m = build_csr(g, unit, bins, std::make_pair(ref[3 * bins], ref[4 * bins]), false);
-        // Bin 0 is left out: pyFAI 0.21 counts 11 more pixels there (30
-        // against 19 in every unit but d*2), pixels below the range's lower
-        // edge by the look of it; not yet explained (issue 17).
+        // pyFAI 0.21's engine truncates (position - lower edge) / width toward
+        // zero, so pixels less than one bin below the range's lower edge land
+        // in bin 0 as well (30 against 19 pixels here). kiln leaves every
+        // pixel outside the range out; bin 0's count differs by exactly
+        // those pixels, and from bin 1 on the bins agree.
+        const double lo = ref[3 * bins], width = (ref[4 * bins] - lo) / double(bins);
+        const auto pos = radial_centers(g, unit);
+        double below = 0;
+        for (double p : pos) below += (p < lo && p > lo - width) ? 1 : 0;
+        CHECK(double(m.indptr[1] - m.indptr[0]) + below == ref[2 * bins]);
+        CHECK(below > 0);
         for (size_t k = 1; k < bins; ++k) {
             double sum = 0, count = 0;
             for (int32_t e = m.indptr[k]; e < m.indptr[k + 1]; ++e) {
