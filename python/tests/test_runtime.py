@@ -618,7 +618,7 @@ def test_azimuthal_integration_stack_mask_range_dark_flat(rng):
     with pytest.raises(kiln.InvalidArgument):
         ai.integrate(np.ones((5, 5), np.float32))
     with pytest.raises(kiln.InvalidArgument, match="unit"):
-        kiln.AzimuthalIntegrator(**GEOMETRY, unit="r_mm")
+        kiln.AzimuthalIntegrator(**GEOMETRY, unit="r_pm")
     with pytest.raises(kiln.InvalidArgument, match="error_model"):
         kiln.AzimuthalIntegrator(**GEOMETRY, error_model="gauss")
     with pytest.raises(kiln.InvalidArgument, match="rows, cols"):
