@@ -32,9 +32,10 @@ import numpy as _np
 
 from . import _kiln
 from . import _ops
+from ._pyfai import Integrator, Result as IntegrationResult, load  # noqa: F401  (pyFAI-style integration)
 from ._kiln import (  # noqa: F401  (the public names)
     Array, AzimuthalIntegrator, AzimuthalResult, BenchmarkResult, CompileError, Context, DeviceInfo, Error,
-    FrameStack, FrameStackWriter, Graph, InvalidArgument, IoError, Kernel, OutOfMemory, Unsupported, VulkanError,
+    FrameStack, FrameStackWriter, Graph, detector, detector_names, read_poni, InvalidArgument, IoError, Kernel, OutOfMemory, Unsupported, VulkanError,
     decode_bslz4, default_context, devices, empty_pinned, read_array, select_device, synthetic_sky, write_array,
     ClipAsync, LabelsAsync, MeasureAsync, kappa_sigma_clip_async, label_async, measure_async,
 )

@@ -47,9 +47,29 @@ py::dict profile_dict(const Profile1d& p) {
     return d;
 }
 
+py::dict detector_dict(const Detector& d) {
+    py::dict out("name"_a = d.name, "pixel1"_a = d.pixel1, "pixel2"_a = d.pixel2,
+                 "shape"_a = py::make_tuple(d.rows, d.cols));
+    out["mask"] = d.rows && d.cols ? numpy_of(d.mask(), "uint8").attr("reshape")(d.rows, d.cols) : py::object(py::none());
+    return out;
+}
+
 }  // namespace
 
 void init_diffraction(py::module_& m) {
+    m.def("detector", [](const std::string& name) { return detector_dict(detector_by_name(name)); }, py::arg("name"),
+          "A detector by pyFAI's name ('Eiger4M', 'Pilatus 1M', 'Eiger2 CdTe 9M'...): dict of name, pixel1, "
+          "pixel2 (metres), shape (rows, cols) and mask (uint8, 1 in the module gaps).");
+    m.def("detector_names", &detector_names, "pyFAI's class names of the detectors kiln knows.");
+    m.def("read_poni", [](const std::string& path) {
+        const Poni p = read_poni(path);
+        const Geometry& g = p.geometry;
+        return py::dict("version"_a = p.version, "dist"_a = g.dist, "poni1"_a = g.poni1, "poni2"_a = g.poni2,
+                        "rot1"_a = g.rot1, "rot2"_a = g.rot2, "rot3"_a = g.rot3, "wavelength"_a = g.wavelength,
+                        "detector"_a = detector_dict(p.detector));
+    }, py::arg("path"), "A pyFAI .poni file (versions 1 and 2) as a dict: version, dist, poni1, poni2, rot1-3, "
+       "wavelength (metres, radians; 0: not given) and detector (as kiln.detector gives it; shape (0, 0) and "
+       "mask None when the file leaves the shape unknown).");
     m.def("read_array", [](const std::string& path) {
         HostArray h;
         {

@@ -1,0 +1,91 @@
+"""kiln.Integrator / kiln.load (pyFAI's way of integrating) against pyFAI
+0.21.3's own results: the fixtures tests/data/pyfai/make_fixtures.py wrote."""
+import os
+
+import numpy as np
+import pytest
+
+import kiln
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The repository's tests/data, or the GPU bundle's data/ beside python/.
+DATA = next(p for p in (os.path.join(HERE, "..", "..", "tests", "data", "pyfai"),
+                        os.path.join(HERE, "..", "..", "data", "pyfai")) if os.path.isdir(p))
+UNITS = {"q_nm^-1": "q_nm", "q_A^-1": "q_A", "2th_deg": "2th_deg", "2th_rad": "2th_rad", "r_mm": "r_mm",
+         "d*2_A^-2": "dstar2_A"}
+
+
+def fixture(name):
+    return np.load(os.path.join(DATA, name + ".npy"))
+
+
+def fixture_integrator():
+    # make_fixtures.py's integrator(): rectangular pixels, three rotations.
+    return kiln.Integrator(dist=0.05, poni1=18.3 * 75e-6, poni2=20.6 * 100e-6, rot1=0.02, rot2=-0.03, rot3=0.1,
+                           wavelength=1.0e-10, pixel1=75e-6, pixel2=100e-6, shape=(37, 41))
+
+
+@pytest.mark.parametrize("unit", sorted(UNITS))
+def test_integrate1d_matches_pyfai(unit):
+    ref = fixture("int1d_" + UNITS[unit])  # radial, intensity, count, lo, hi
+    frame = fixture("frame")
+    ai = fixture_integrator()
+    res = ai.integrate1d(frame, ref.shape[1], unit=unit, radial_range=(ref[3, 0], ref[4, 0]),
+                         method=("no", "csr", "cython"), correctSolidAngle=False)
+    assert res.sigma is None and res.unit == unit
+    # Bin 0 differs by design (pyFAI 0.21 also counts pixels less than a bin
+    # below the range; tests/cpu/test_pyfai_ref.cpp); from bin 1 the same
+    # pixels, so counts are exact; pyFAI's float32 positions and sums: 1e-6.
+    np.testing.assert_array_equal(res.count[1:], ref[2, 1:])
+    np.testing.assert_allclose(res.radial[1:], ref[0, 1:], rtol=1e-6)
+    filled = ref[2, 1:] > 0
+    np.testing.assert_allclose(res.intensity[1:][filled], ref[1, 1:][filled], rtol=1e-6)
+
+
+def test_stack_and_cache():
+    frame = fixture("frame").astype(np.float32)
+    ai = fixture_integrator()
+    one = ai.integrate1d(frame, 20, unit="2th_deg", error_model="poisson")
+    again = ai.integrate1d(frame, 20, unit="2th_deg", error_model="poisson")
+    assert len(ai._cache) == 1  # the same parameters: one integrator
+    stack = ai.integrate1d(np.stack([frame, 2 * frame]), 20, unit="2th_deg", error_model="poisson")
+    assert stack.intensity.shape == (2, 20)
+    np.testing.assert_array_equal(one.intensity, again.intensity)
+    np.testing.assert_allclose(stack.intensity[0], one.intensity, rtol=1e-6)
+    np.testing.assert_allclose(stack.intensity[1], 2 * one.intensity, rtol=1e-6)
+    radial, intensity, sigma = one
+    assert sigma.shape == (20,)
+
+
+def test_load_poni_and_detector_mask():
+    ai = kiln.load(os.path.join(DATA, "eiger4m_v2.poni"))
+    assert ai.detector == "Eiger4M" and ai.shape == (2167, 2070)
+    assert ai.dist == pytest.approx(0.1234) and ai.wavelength == pytest.approx(0.7e-10)
+    det = kiln.detector("Eiger 4M")
+    assert det["mask"].shape == det["shape"] and det["mask"].sum() > 0
+    assert "Pilatus1M" in kiln.detector_names()
+
+
+def test_gap_mask_is_applied():
+    # A small generic detector with a mask: masked pixels leave the sums.
+    frame = fixture("frame")
+    ai = fixture_integrator()
+    mask = np.zeros(frame.shape, np.uint8)
+    mask[:, :20] = 1
+    full = ai.integrate1d(frame, 10, unit="r_mm", method="csr_nosplit", correctSolidAngle=False)
+    half = ai.integrate1d(frame, 10, unit="r_mm", method="csr_nosplit", correctSolidAngle=False,
+                          mask=mask, radial_range=(full.radial[0] - 0.5 * (full.radial[1] - full.radial[0]),
+                                                   full.radial[-1] + 0.5 * (full.radial[1] - full.radial[0])))
+    assert half.count.sum() == frame.size - mask.sum()
+    assert full.count.sum() == frame.size
+
+
+def test_bad_arguments():
+    ai = fixture_integrator()
+    frame = fixture("frame")
+    with pytest.raises(kiln.InvalidArgument, match="CSR"):
+        ai.integrate1d(frame, 10, method=("bbox", "histogram", "cython"))
+    with pytest.raises(kiln.InvalidArgument, match="do not match"):
+        ai.integrate1d(np.ones((5, 5)), 10)
+    with pytest.raises(kiln.InvalidArgument, match="unit"):
+        ai.integrate1d(frame, 10, unit="q_pm^-1")
