@@ -22,7 +22,10 @@
 //     squared deviations of the pixels' normalized values x = s / n from
 //     their weighted mean: sum c n (x - intensity)^2 (weights c n; pyFAI
 //     0.21's CSR integrator, which accumulates it with an online update,
-//     Schubert & Gertz 2018; kiln sums it in a second pass over the bin)
+//     Schubert & Gertz 2018; kiln sums it in a second pass over the bin).
+//     Excluded pixels take no part; pyFAI 0.21's integrate1d_ng does not
+//     skip them in this model and reports NaN for a bin where one follows
+//     a valid pixel (its sigma_clip_ng skips them)
 //   intensity = sum_signal / sum_normalization
 //   sem   = sqrt(sum_variance) / sum_normalization   (uncertainty of the mean)
 //   std   = sqrt(sum_variance / sum_normalization_sq) (spread of one pixel's value)
