@@ -15,16 +15,20 @@
 // takes a whole long row: a segment's five partial sums go to memory, and
 // whichever segment of a bin finishes last (an atomic counter per bin and
 // frame, reset by it) merges them in segment order and writes the results.
+// The azimuthal error model (ERROR_MODEL 3) takes a second pass over the
+// row: sum c n (s/n - mean)^2 about the row's (segment's) mean; segments'
+// spreads merge with the shift of their means (Chan et al.'s update).
 #include "dtype.glsl"
 #include "grid.glsl"
 
 layout(constant_id = 3) const uint MODE = 0;
 layout(constant_id = 4) const uint HAS_DARK = 0;
 layout(constant_id = 5) const uint HAS_NORM = 0;
-layout(constant_id = 6) const uint ERROR_MODEL = 1;  // 0 none, 1 poisson, 2 given variance
+layout(constant_id = 6) const uint ERROR_MODEL = 1;  // 0 none, 1 poisson, 2 given variance, 3 azimuthal
 layout(constant_id = 7) const uint UNIT_WEIGHTS = 0; // every weight is 1 (no pixel splitting)
 layout(constant_id = 8) const uint HAS_DUMMY = 0;
 layout(constant_id = 9) const uint SEGMENTS = 0;     // rows are segments of bins
+layout(constant_id = 10) const uint DARK_VARIANCE = 1; // poisson: max(raw, 1) + dark, else max(raw, 1)
 
 layout(push_constant) uniform P {
     uint pixels, rows, bins, pad1;  // rows: bins, or segments with SEGMENTS
@@ -66,6 +70,43 @@ void reduce(inout Acc a[5]) {
             [[unroll]] for (uint k = 0u; k < 5u; ++k) acc_merge(a[k], s_part[k][g]);
 }
 
+shared U s_mean;
+
+// The azimuthal model's variance of row [start, end): sum c n (s/n - mean)^2
+// with the row's mean, from the totals `a` of invocation 0, into its a[1].
+void azimuthal_spread(uint base, uint start, uint end, inout Acc a[5]) {
+    const uint lid = gl_LocalInvocationID.x;
+    if (lid == 0u) s_mean = acc_value(a[2]) != U(0) ? acc_value(a[0]) / acc_value(a[2]) : U(0);
+    memoryBarrierShared();
+    barrier();  // s_mean written, and s_part read by invocation 0
+    const U mean = s_mean;
+    Acc b[5];
+    [[unroll]] for (uint k = 0u; k < 5u; ++k) b[k] = acc_zero();
+    for (uint e = start + lid; e < end; e += gl_WorkGroupSize.x) {
+        U s, v, n;
+        if (!terms(base, cols[e], s, v, n)) continue;
+        const U c = U(UNIT_WEIGHTS != 0u ? 1.0 : weights[e]);
+        const U d = s / n - mean;
+        acc_add(b[1], c * n * d * d);
+    }
+    reduce(b);
+    if (lid == 0u) a[1] = b[1];
+}
+
+// Adds to merged totals t those of a later part b: for the azimuthal model
+// the spreads about the parts' own means add, plus the shift of the means
+// weighted by their normalizations, na nb / (na + nb) (mean_a - mean_b)^2.
+void merge_part(inout Acc t[5], Acc b[5]) {
+    if (ERROR_MODEL == 3u) {
+        const U na = acc_value(t[2]), nb = acc_value(b[2]);
+        if (na != U(0) && nb != U(0)) {
+            const U d = acc_value(t[0]) / na - acc_value(b[0]) / nb;
+            acc_add(t[1], na * nb / (na + nb) * d * d);
+        }
+    }
+    [[unroll]] for (uint k = 0u; k < 5u; ++k) acc_merge(t[k], b[k]);
+}
+
 // Intensity, sem, std and the sums of output o from the five totals.
 void finish(uint o, Acc a[5]) {
     const U ss = acc_value(a[0]), sv = acc_value(a[1]), sn = acc_value(a[2]);
@@ -95,7 +136,9 @@ void store(uint frame, uint row, Acc a[5]) {
     [[unroll]] for (uint k = 0u; k < 5u; ++k) t[k] = acc_zero();
     for (uint s = s0; s < s0 + ns; ++s) {
         const uint q = (frame * p.rows + s) * 5u;
-        [[unroll]] for (uint k = 0u; k < 5u; ++k) acc_merge(t[k], part_rw[q + k]);
+        Acc b[5];
+        [[unroll]] for (uint k = 0u; k < 5u; ++k) b[k] = part_rw[q + k];
+        merge_part(t, b);
     }
     finish(o, t);
     counters[o] = 0u;  // ready for the next dispatch
@@ -134,6 +177,7 @@ void main() {
             }
         }
         reduce(a);
+        if (ERROR_MODEL == 3u) azimuthal_spread(base, start, end, a);
         if (lid == 0u) store(frame, bin, a);
         barrier();  // s_part is reused by the next row
     }

@@ -10,8 +10,9 @@
 
 layout(constant_id = 3) const uint HAS_DARK = 0;
 layout(constant_id = 4) const uint HAS_NORM = 0;
-layout(constant_id = 5) const uint ERROR_MODEL = 1;  // 0 none, 1 poisson, 2 given variance
+layout(constant_id = 5) const uint ERROR_MODEL = 1;  // 0 none, 1 poisson, 2 given variance, 3 azimuthal (0 here)
 layout(constant_id = 6) const uint HAS_DUMMY = 0;
+layout(constant_id = 7) const uint DARK_VARIANCE = 1;  // poisson: max(raw, 1) + dark, else max(raw, 1)
 
 layout(std430, binding = 0) readonly buffer Raw { T raw[]; };
 layout(std430, binding = 1) readonly buffer Dark { float dark[]; };
@@ -42,7 +43,7 @@ void main() {
             const float d = HAS_DARK != 0u ? dark[px] : 0.0;
             const float n = HAS_NORM != 0u ? norm[px] : 1.0;
             float v = 0.0;
-            if (ERROR_MODEL == 1u) v = max(rv, 1.0) + d;
+            if (ERROR_MODEL == 1u) v = max(rv, 1.0) + (DARK_VARIANCE != 0u ? d : 0.0);
             if (ERROR_MODEL == 2u) v = given_var[px];
             const float s = rv - d;
             if (finite_f(s) && finite_f(n) && finite_f(v) && n != 0.0) q = vec4(s, v, n, 1.0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
 
 #include "kiln/error.hpp"
@@ -70,7 +71,7 @@ Terms terms(const T* raw_values, const PixelInputs& in, size_t i) {
     if (p.solid_angle) norm *= (*p.solid_angle)[i];
     if (p.polarization) norm *= (*p.polarization)[i];
     double var = 0.0;
-    if (p.error_model == EM::poisson) var = std::max(raw, 1.0) + dark;
+    if (p.error_model == EM::poisson) var = std::max(raw, 1.0) + (p.dark_variance ? dark : 0.0);
     if (p.error_model == EM::variance) var = in.given_var[i];
     const double signal = raw - dark;
 
@@ -95,8 +96,12 @@ struct Sums {
     double signal = 0, variance = 0, norm = 0, norm_sq = 0, count = 0;
 };
 
+// Sums of one bin over the entries selected by keep(e). For the azimuthal
+// model, variance is the weighted sum of squared deviations of s / n from
+// the bin's mean (weights c n), in a second pass once the mean is known;
+// pyFAI's online update gives the same sum up to rounding.
 template <typename Px, typename Keep>
-Sums bin_sums(const Csr& csr, const Px& px, size_t bin, Keep keep) {
+Sums bin_sums(const Csr& csr, const Px& px, size_t bin, Keep keep, EM model) {
     Sums s;
     for (int32_t e = csr.indptr[bin]; e < csr.indptr[bin + 1]; ++e) {
         if (!keep(size_t(e))) continue;
@@ -108,18 +113,33 @@ Sums bin_sums(const Csr& csr, const Px& px, size_t bin, Keep keep) {
         s.norm_sq += c * c * t.norm * t.norm;
         s.count += c * t.valid;
     }
+    if (model != EM::azimuthal || s.norm == 0) return s;
+    const double mean = s.signal / s.norm;
+    for (int32_t e = csr.indptr[bin]; e < csr.indptr[bin + 1]; ++e) {
+        if (!keep(size_t(e))) continue;
+        const Terms t = px(size_t(csr.indices[size_t(e)]));
+        if (t.valid == 0) continue;
+        const double d = t.signal / t.norm - mean;
+        s.variance += double(csr.data[size_t(e)]) * t.norm * d * d;
+    }
     return s;
 }
+
+// Chauvenet's criterion for n samples: the deviation, in standard
+// deviations, beyond which fewer than half a sample is expected.
+double chauvenet(double n) { return std::sqrt(2.0 * std::log(n / std::sqrt(2.0 * std::numbers::pi))); }
 
 // Sigma-clips one bin, clearing kept[e] for each dropped entry.
 template <typename Px>
 Sums clip_bin(const Csr& csr, const Px& px, size_t bin, std::vector<uint8_t>& kept, double kappa,
-              int max_iter) {
+              int max_iter, ClipThreshold threshold, EM model) {
     auto keep = [&](size_t e) { return kept[e] != 0; };
-    Sums s = bin_sums(csr, px, bin, keep);
+    Sums s = bin_sums(csr, px, bin, keep, model);
     for (int it = 0; it < max_iter && s.norm != 0; ++it) {
         const double mean = s.signal / s.norm;
-        const double cut = kappa * std::sqrt(s.variance / s.norm_sq);
+        const double factor =
+            threshold == ClipThreshold::chauvenet ? std::max(kappa, chauvenet(std::max(s.count, 3.0))) : kappa;
+        const double cut = factor * std::sqrt(s.variance / s.norm);
         bool dropped = false;
         for (int32_t e = csr.indptr[bin]; e < csr.indptr[bin + 1]; ++e) {
             if (!kept[size_t(e)]) continue;
@@ -130,7 +150,7 @@ Sums clip_bin(const Csr& csr, const Px& px, size_t bin, std::vector<uint8_t>& ke
             }
         }
         if (!dropped) break;
-        s = bin_sums(csr, px, bin, keep);
+        s = bin_sums(csr, px, bin, keep, model);
     }
     return s;
 }
@@ -196,26 +216,28 @@ Profile1d integrate(const Csr& csr, const HostArray& frame, const IntegrateParam
     const PixelInputs in = pixel_inputs(frame, csr.pixels, p);
     with_terms(frame, in, [&](auto px) {
         for (size_t bin = 0; bin < csr.bins; ++bin)
-            store(out, bin, bin_sums(csr, px, bin, [](size_t) { return true; }), p.empty);
+            store(out, bin, bin_sums(csr, px, bin, [](size_t) { return true; }, p.error_model), p.empty);
     });
     return out;
 }
 
 Profile1d sigma_clip(const Csr& csr, const HostArray& frame, const IntegrateParams& p, double kappa,
-                     int max_iter) {
+                     int max_iter, ClipThreshold threshold) {
     if (p.error_model == EM::none)
         throw InvalidArgument(
             "sigma_clip: the 'none' error model gives no standard deviation "
-            "to clip with; use poisson or variance");
-    if (!(kappa > 0) || max_iter < 0)
-        throw InvalidArgument("sigma_clip: kappa must be > 0 and max_iter >= 0 (got kappa " +
-                              std::to_string(kappa) + ", max_iter " + std::to_string(max_iter) + ")");
+            "to clip with; use poisson, variance or azimuthal");
+    const bool fixed = threshold == ClipThreshold::fixed;
+    if (!std::isfinite(kappa) || kappa < 0 || (fixed && kappa == 0) || max_iter < 0)
+        throw InvalidArgument("sigma_clip: kappa must be finite and >= 0 (> 0 with a fixed threshold) and "
+                              "max_iter >= 0 (got kappa " + std::to_string(kappa) + ", max_iter " +
+                              std::to_string(max_iter) + ")");
     Profile1d out = sized_profile(csr);
     const PixelInputs in = pixel_inputs(frame, csr.pixels, p);
     std::vector<uint8_t> kept(csr.nnz(), 1);
     with_terms(frame, in, [&](auto px) {
         for (size_t bin = 0; bin < csr.bins; ++bin)
-            store(out, bin, clip_bin(csr, px, bin, kept, kappa, max_iter), p.empty);
+            store(out, bin, clip_bin(csr, px, bin, kept, kappa, max_iter, threshold, p.error_model), p.empty);
     });
     return out;
 }

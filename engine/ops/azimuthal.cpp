@@ -29,6 +29,7 @@ struct AzimuthalState {
     std::optional<double> dummy;
     double delta_dummy = 0, empty = 0;
     IntegrateParams::ErrorModel error_model = IntegrateParams::ErrorModel::poisson;
+    bool dark_variance = true;
 
     // Device arrays; absent ones are bound as `cols` to keep the layout.
     Array indptr, cols, weights, dark_f, norm_f, var_f;
@@ -223,6 +224,7 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
     m.dark = s.dark;
     m.flat = s.flat;
     m.error_model = s.error_model;
+    m.dark_variance = s.dark_variance;
     if (s.error_model == EM::variance) {
         if (!s.variance)
             throw InvalidArgument("AzimuthalIntegrator: error model 'variance' needs a variance array; "
@@ -318,7 +320,7 @@ Array AzimuthalIntegrator::preprocess(const Array& frames) const {
     ops::Dispatcher d(ops::services(*m.ctx), ops::variant(ops::Shader::azim_preprocess, frames.dtype()), pixel_local);
     d.read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f).write(out);
     d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
-    d.spec(uint32_t(m.error_model)).spec(dummy ? 1 : 0);
+    d.spec(uint32_t(m.error_model)).spec(dummy ? 1 : 0).spec(m.dark_variance ? 1 : 0);
     d.push(pc).stride_grid(total).record();
     return out;
 }
@@ -343,6 +345,7 @@ AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
     check_local(m, d);
     d.spec(separate ? 1 : 0).spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0).spec(m.segments ? 1 : 0);
+    d.spec(m.dark_variance ? 1 : 0);
     if (!m.segments) {
         d.read(m.indptr).read(m.cols).read(m.weights).read(input).read(m.dark_f).read(m.norm_f).read(m.var_f);
         bind_outputs(d, r);
@@ -373,15 +376,17 @@ AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
     return r;
 }
 
-AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kappa, int max_iter) const {
+AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kappa, int max_iter,
+                                                ClipThreshold threshold) const {
     const detail::AzimuthalState& m = *impl_;
     if (m.error_model == EM::none)
         throw InvalidArgument("sigma_clip: the 'none' error model gives no standard deviation to clip with; "
-                              "use poisson or variance");
-    if (!(kappa > 0) || !std::isfinite(kappa) || max_iter < 0 || max_iter > max_clip_iterations)
-        throw InvalidArgument("sigma_clip: kappa must be finite and > 0 and max_iter in [0, " +
-                              std::to_string(max_clip_iterations) + "] (got kappa " + std::to_string(kappa) +
-                              ", max_iter " + std::to_string(max_iter) + ")");
+                              "use poisson, variance or azimuthal");
+    const bool fixed = threshold == ClipThreshold::fixed;
+    if (!std::isfinite(kappa) || kappa < 0 || (fixed && kappa == 0) || max_iter < 0 || max_iter > max_clip_iterations)
+        throw InvalidArgument("sigma_clip: kappa must be finite and >= 0 (> 0 with a fixed threshold) and max_iter "
+                              "in [0, " + std::to_string(max_clip_iterations) + "] (got kappa " +
+                              std::to_string(kappa) + ", max_iter " + std::to_string(max_iter) + ")");
     const size_t n = frame_count(m, frames, "sigma_clip");
     AzimuthalResult r = new_result(m, n);
     ClipPush pc{uint32_t(m.pixels), uint32_t(m.bins), uint32_t(max_iter)};
@@ -400,6 +405,7 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
     bind_outputs(d, r);
     d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0);
+    d.spec(m.dark_variance ? 1 : 0).spec(fixed ? 0 : 1);
     const auto& limit = m.ctx->device().max_workgroup_count;
     d.push(pc).groups(uint32_t(std::min<size_t>({m.bins, 65535, limit[0]})), uint32_t(n)).record();
     return r;
@@ -422,6 +428,7 @@ IntegrateParams AzimuthalIntegrator::cpu_params() const {
     p.dummy = m.dummy;
     p.delta_dummy = m.delta_dummy;
     p.error_model = m.error_model;
+    p.dark_variance = m.dark_variance;
     p.variance = m.variance ? &*m.variance : nullptr;
     p.empty = m.empty;
     return p;

@@ -8,7 +8,8 @@
 // output o from the sums of a bin.
 // The includer declares first: dtype.glsl (T, U), raw_value.glsl (W), the
 // constants HAS_DUMMY, HAS_DARK, HAS_NORM, ERROR_MODEL (0 none, 1 poisson,
-// 2 given variance), a push-constant block p with dummy_lo, dummy_hi (raw
+// 2 given variance, 3 azimuthal: variance 0 here, the kernels sum the
+// spread), DARK_VARIANCE (poisson adds the dark), a push-constant block p with dummy_lo, dummy_hi (raw
 // values in [lo, hi] are dummies, bits of W) and `empty` (the outputs of an
 // empty bin). Where it defines AZIM_TERMS_PRE, terms() reads the pixel's
 // pre-processed float4 from `pre` when MODE is 1 (azim_preprocess); where it
@@ -58,7 +59,7 @@ bool terms(uint base, uint px, out U s, out U v, out U n) {
     const U d = HAS_DARK != 0u ? U(dark[px]) : U(0);
     const U nv = HAS_NORM != 0u ? U(norm[px]) : U(1);
     U var = U(0);
-    if (ERROR_MODEL == 1u) var = max(rv, U(1)) + d;
+    if (ERROR_MODEL == 1u) var = max(rv, U(1)) + (DARK_VARIANCE != 0u ? d : U(0));
     if (ERROR_MODEL == 2u) var = U(given_var[px]);
     const U sig = rv - d;
 #if defined(AZIM_TERMS_INT_SHORTCUT) && !defined(T_FLOAT)

@@ -362,7 +362,10 @@ TEST_CASE("azimuthal integration refuses bad input and the context stays usable"
                       Catch::Contains("(37, 40)") && Catch::Contains("1517 pixels"));
     CHECK_THROWS_AS(integ.integrate(Array::zeros(ctx, Shape{3, 37 * 41 + 1})), InvalidArgument);
     CHECK_THROWS_AS(integ.integrate(Array()), InvalidArgument);
-    CHECK_THROWS_WITH(integ.sigma_clip(Array::zeros(ctx, shape), 0.0), Catch::Contains("kappa"));
+    CHECK_THROWS_WITH(integ.sigma_clip(Array::zeros(ctx, shape), -1.0), Catch::Contains("kappa"));
+    // kappa 0 is Chauvenet's criterion alone; a fixed threshold needs kappa > 0.
+    CHECK_THROWS_WITH(integ.sigma_clip(Array::zeros(ctx, shape), 0.0, 5, ClipThreshold::fixed),
+                      Catch::Contains("kappa"));
     CHECK_THROWS_WITH(integ.sigma_clip(Array::zeros(ctx, shape), 3.0, 65), Catch::Contains("max_iter"));
 
     AzimuthalSetup s = setup_for(g, false, Accumulation::automatic);

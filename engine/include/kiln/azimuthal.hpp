@@ -4,7 +4,7 @@
 // cached) uploaded once, then per frame a pre-processing step (dark, flat,
 // solid angle, polarization, mask, dummy values, Poisson or given variance)
 // and a sparse reduction per bin giving the mean intensity and its
-// uncertainties.
+// uncertainties (Poisson, given or azimuthal variance).
 // The semantics are those of cpu::integrate and cpu::sigma_clip
 // (kiln/reference/integrate.hpp), which the GPU results are tested against.
 #include <array>
@@ -60,8 +60,14 @@ struct AzimuthalSetup {
     double polarization_axis_offset = 0;
     std::optional<double> dummy;        ///< raw value marking invalid pixels
     double delta_dummy = 0;             ///< tolerance around dummy
+    /// Per-pixel variance: IntegrateParams::ErrorModel (azimuthal: the
+    /// spread of each bin's pixels, a second pass over the bin).
     IntegrateParams::ErrorModel error_model = IntegrateParams::ErrorModel::poisson;
     std::optional<HostArray> variance;  ///< per-pixel variance for ErrorModel::variance
+    /// Poisson model with a dark: add the dark to the variance (true, pyFAI's
+    /// Python reference) or not (pyFAI 0.21's compiled CSR integrator); see
+    /// IntegrateParams::dark_variance.
+    bool dark_variance = true;
     double empty = 0;                   ///< reported for bins without any valid pixel
 
     Accumulation accumulation = Accumulation::automatic;
@@ -127,12 +133,16 @@ public:
     /// frames at a time) or 2^32 elements.
     AzimuthalResult integrate(const Array& frames) const;
 
-    /// Integration with per-bin kappa-sigma clipping, as cpu::sigma_clip
-    /// (entries whose normalized value lies more than kappa * std from the
-    /// bin's mean are dropped, up to max_iter passes). Needs the poisson or
-    /// variance error model. Throws InvalidArgument for kappa <= 0, max_iter
-    /// outside [0, 64] or the none error model.
-    AzimuthalResult sigma_clip(const Array& frames, double kappa = 5.0, int max_iter = 5) const;
+    /// Integration with per-bin sigma clipping, as cpu::sigma_clip and
+    /// pyFAI 0.21's sigma_clip_ng (entries whose normalized value lies more
+    /// than t * sqrt(sum_variance / sum_normalization) from the bin's mean
+    /// are dropped, up to max_iter passes; t = max(kappa, Chauvenet's
+    /// criterion for the bin's count) by default, or kappa with
+    /// ClipThreshold::fixed). Needs an error model other than none. Throws
+    /// InvalidArgument for kappa < 0 or not finite (0 only with Chauvenet's
+    /// threshold), max_iter outside [0, 64] or the none error model.
+    AzimuthalResult sigma_clip(const Array& frames, double kappa = 5.0, int max_iter = 5,
+                               ClipThreshold threshold = ClipThreshold::chauvenet) const;
 
     /// The pre-processing step alone: float32 (pixels, 4) for one frame, or
     /// (n * pixels, 4) for n, holding (signal, variance, normalization, valid)

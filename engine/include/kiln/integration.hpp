@@ -21,10 +21,30 @@ struct IntegrateParams {
     const std::vector<uint8_t>* mask = nullptr;        ///< nonzero = excluded
     std::optional<double> dummy;                       ///< raw value marking invalid pixels
     double delta_dummy = 0;                            ///< tolerance around dummy
-    enum class ErrorModel { none, poisson, variance } error_model = ErrorModel::poisson;
+    /// Where each pixel's variance comes from (kiln/reference/integrate.hpp
+    /// has the definitions): none; poisson, max(raw, 1) (+ the dark, see
+    /// dark_variance); variance, the given array; azimuthal, the spread of
+    /// the pixels' normalized values around their bin's mean (pyFAI 0.21's
+    /// error_model="azimuthal" of its CSR integrator).
+    enum class ErrorModel { none, poisson, variance, azimuthal } error_model = ErrorModel::poisson;
     const HostArray* variance = nullptr;  ///< per-pixel variance, for ErrorModel::variance
+    /// Poisson model with a dark: true adds the dark to the variance,
+    /// max(raw, 1) + dark (kiln's default; pyFAI 0.21's Python reference,
+    /// pyFAI/engines/preproc.py); false leaves it out, max(raw, 1) (pyFAI
+    /// 0.21's compiled pre-processing, pyFAI/ext/preproc.pyx, as its
+    /// integrate1d_ng and sigma_clip_ng with method ("no", "csr", "cython")
+    /// use it; their sigma is lower by the dark's share of the variance).
+    /// Either way max(raw, 1) is of the raw value, before the dark is
+    /// subtracted. The other models never add the dark.
+    bool dark_variance = true;
     double empty = 0.0;                   ///< reported for bins without any pixel
 };
+
+/// The clipping threshold of sigma_clip, in units of the bin's std: fixed,
+/// kappa; chauvenet (pyFAI 0.21's sigma_clip_ng), max(kappa, Chauvenet's
+/// criterion sqrt(2 ln(n / sqrt(2 pi)))) where n is the bin's pixel count
+/// (at least 3), so that kappa is the minimum and crowded bins clip less.
+enum class ClipThreshold { chauvenet, fixed };
 
 /// A 1-D profile: per bin, the results and the sums they come from.
 struct Profile1d {
