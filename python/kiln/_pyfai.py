@@ -141,31 +141,38 @@ class Integrator:
     def integrate1d(self, data, npt, correctSolidAngle=True, variance=None, error_model=None,
                     radial_range=None, mask=None, dummy=None, delta_dummy=None,
                     polarization_factor=None, dark=None, flat=None, method="csr", unit="q_nm^-1",
-                    empty=0.0):
+                    empty=0.0, dark_variance=False):
         """pyFAI's integrate1d_ng: the mean intensity in npt bins of unit,
-        with the corrections and error model given (error_model None:
-        'variance' when a variance is given, else no sigma)."""
+        with the corrections and error model given ('poisson', 'azimuthal',
+        'variance'; None: 'variance' when a variance is given, else no
+        sigma). dark_variance: whether the Poisson variance includes the
+        dark's (False: pyFAI 0.21's compiled integrators; True: its Python
+        reference and kiln.AzimuthalIntegrator's default)."""
         model = error_model or ("variance" if variance is not None else "none")
         ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
                               pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
                               solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
                               dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
-                              variance=variance, empty=empty)
+                              variance=variance, empty=empty, dark_variance=dark_variance)
         return self._result(ai.integrate(data), unit, model != "none")
 
-    def sigma_clip(self, data, npt, correctSolidAngle=True, variance=None, error_model="poisson",
+    def sigma_clip(self, data, npt, correctSolidAngle=True, variance=None, error_model=None,
                    radial_range=None, mask=None, dummy=None, delta_dummy=None, polarization_factor=None,
                    dark=None, flat=None, method=("no", "csr", "cython"), unit="q_nm^-1", thres=5.0,
-                   max_iter=5, empty=0.0):
+                   max_iter=5, empty=0.0, dark_variance=False, threshold="chauvenet"):
         """pyFAI's sigma_clip_ng: integration keeping, per bin, the pixels
-        within thres standard deviations of the mean, iterated up to
-        max_iter times."""
+        within t standard deviations of the mean, iterated up to max_iter
+        times; t = max(thres, Chauvenet's criterion for the bin's count)
+        (threshold 'chauvenet', pyFAI's rule) or thres ('fixed').
+        error_model None: 'variance' when a variance is given, else
+        'poisson' (pyFAI 0.21's fallback)."""
+        model = error_model or ("variance" if variance is not None else "poisson")
         ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
                               pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
                               solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
-                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=error_model,
-                              variance=variance, empty=empty)
-        return self._result(ai.sigma_clip(data, thres, max_iter), unit, True)
+                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
+                              variance=variance, empty=empty, dark_variance=dark_variance)
+        return self._result(ai.sigma_clip(data, thres, max_iter, threshold), unit, True)
 
 
 def load(path, *, context=None):

@@ -20,8 +20,9 @@ Radial radial_of(const std::string& unit) {
 IntegrateParams::ErrorModel error_model_of(const std::string& m) {
     if (m == "poisson") return IntegrateParams::ErrorModel::poisson;
     if (m == "variance") return IntegrateParams::ErrorModel::variance;
+    if (m == "azimuthal") return IntegrateParams::ErrorModel::azimuthal;
     if (m == "none" || m.empty()) return IntegrateParams::ErrorModel::none;
-    throw InvalidArgument("error_model must be 'poisson', 'variance' or 'none', not '" + m + "'");
+    throw InvalidArgument("error_model must be 'poisson', 'azimuthal', 'variance' or 'none', not '" + m + "'");
 }
 
 std::optional<HostArray> optional_host(const py::object& o) {
@@ -213,7 +214,8 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
                          bool pixel_split, const py::object& dark, const py::object& flat, const py::object& mask,
                          bool solid_angle, const std::optional<double>& polarization_factor,
                          const std::optional<double>& dummy, double delta_dummy, const std::string& error_model,
-                         const py::object& variance, double empty, const py::object& context) {
+                         const py::object& variance, double empty, bool dark_variance,
+                         const py::object& context) {
                  const Shape s = shape_from(shape);
                  if (s.ndim() != 2) throw InvalidArgument("shape must be the detector's (rows, cols)");
                  AzimuthalSetup a;
@@ -232,6 +234,7 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
                  a.error_model = error_model_of(error_model);
                  a.variance = optional_host(variance);
                  a.empty = empty;
+                 a.dark_variance = dark_variance;
                  const Context ctx = context_of(context);
                  py::gil_scoped_release release;  // building the matrix takes a while
                  return new AzimuthalIntegrator(ctx, a);
@@ -243,17 +246,23 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
              py::arg("flat") = py::none(), py::arg("mask") = py::none(), py::arg("solid_angle") = false,
              py::arg("polarization_factor") = py::none(), py::arg("dummy") = py::none(), py::arg("delta_dummy") = 0.0,
              py::arg("error_model") = "poisson", py::arg("variance") = py::none(), py::arg("empty") = 0.0,
-             py::arg("context") = py::none())
+             py::arg("dark_variance") = true, py::arg("context") = py::none())
         .def("integrate", [](const AzimuthalIntegrator& ai, const py::handle& frames) {
             const Array f = to_array(frames);
             py::gil_scoped_release release;
             return ai.integrate(f);
         }, py::arg("frames"), "Integrates a (rows, cols) frame or a (frames, rows, cols) stack.")
-        .def("sigma_clip", [](const AzimuthalIntegrator& ai, const py::handle& frames, double kappa, int max_iter) {
+        .def("sigma_clip", [](const AzimuthalIntegrator& ai, const py::handle& frames, double kappa, int max_iter,
+                              const std::string& threshold) {
+            if (threshold != "chauvenet" && threshold != "fixed")
+                throw InvalidArgument("threshold must be 'chauvenet' or 'fixed', not '" + threshold + "'");
             const Array f = to_array(frames);
             py::gil_scoped_release release;
-            return ai.sigma_clip(f, kappa, max_iter);
-        }, py::arg("frames"), py::arg("kappa") = 5.0, py::arg("max_iter") = 5)
+            return ai.sigma_clip(f, kappa, max_iter,
+                                 threshold == "fixed" ? ClipThreshold::fixed : ClipThreshold::chauvenet);
+        }, py::arg("frames"), py::arg("kappa") = 5.0, py::arg("max_iter") = 5, py::arg("threshold") = "chauvenet",
+           "pyFAI's sigma_clip_ng: per bin, drop entries more than t std from the mean, t = max(kappa, "
+           "Chauvenet's criterion for the bin's count) ('chauvenet') or kappa ('fixed').")
         .def_property_readonly("bins", &AzimuthalIntegrator::bins)
         .def_property_readonly("pixels", &AzimuthalIntegrator::pixels)
         .def_property_readonly("nnz", [](const AzimuthalIntegrator& ai) { return ai.csr().nnz(); });
