@@ -7,40 +7,11 @@
 #include <optional>
 
 #include "kiln/azimuthal.hpp"
+#include "ops/azimuthal_state.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
 
-namespace detail {
-
-/// An AzimuthalIntegrator's state.
-struct AzimuthalState {
-    std::optional<Context> ctx;  // engaged by the constructor
-    std::shared_ptr<const Csr> csr;
-    size_t pixels = 0, bins = 0;
-    bool f64 = false, unit_weights = false;
-    AzimuthalKernels kernels = AzimuthalKernels::fused;
-
-    // Host copies of the corrections, for cpu_params().
-    std::optional<HostArray> dark, flat, variance;
-    std::vector<float> solid, polar;
-    std::vector<uint8_t> mask;
-    bool has_mask = false;
-    std::optional<double> dummy;
-    double delta_dummy = 0, empty = 0;
-    IntegrateParams::ErrorModel error_model = IntegrateParams::ErrorModel::poisson;
-    bool dark_variance = true;
-
-    // Device arrays; absent ones are bound as `cols` to keep the layout.
-    Array indptr, cols, weights, dark_f, norm_f, var_f;
-    // Rows cut into segments when segments > 0: segment starts (segments + 1
-    // entries), each bin's first segment (bins + 1), each segment's bin, and
-    // a zeroed counter per (bin, frame) for counter_frames frames.
-    size_t segments = 0, counter_frames = 0;
-    Array segment_start, bin_segment, segment_bin, counters;
-};
-
-} // namespace detail
 
 namespace {
 
@@ -112,6 +83,11 @@ template <typename T> Array upload(const Context& ctx, const std::vector<T>& v) 
     return Array::from(ctx, Shape{v.size()}, v);
 }
 
+} // namespace
+
+// Shared with the other azimuthal ops (ops/azimuthal_state.hpp).
+namespace detail {
+
 // Frames in `frames` (InvalidArgument unless it holds one frame or a stack
 // along its first axis), after checking context and size limits.
 size_t frame_count(const detail::AzimuthalState& m, const Array& frames, const char* op) {
@@ -176,7 +152,12 @@ void check_local(const detail::AzimuthalState& m, const ops::Dispatcher& d) {
                           std::to_string(sg) + ") and at most 64 subgroups");
 }
 
-} // namespace
+} // namespace detail
+
+using detail::bind_outputs;
+using detail::check_local;
+using detail::frame_count;
+using detail::new_result;
 
 AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetup& s)
     : impl_(std::make_unique<detail::AzimuthalState>()) {
@@ -241,6 +222,7 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
     }
     m.empty = s.empty;
     m.kernels = s.kernels;
+    m.geometry = s.geometry;
 
     const bool has_f64 = ops::services(ctx).enabled().float64;
     if (s.accumulation == Accumulation::float64 && !has_f64)

@@ -96,6 +96,13 @@ struct AzimuthalResult {
     Profile1d to_host(size_t frame = 0) const;
 };
 
+/// Bragg and amorphous parts of frames (AzimuthalIntegrator::separate):
+/// float32 arrays of the frames' shape, and the background profile used.
+struct AzimuthalSeparation {
+    Array bragg, amorphous;
+    AzimuthalResult background;
+};
+
 /// The matrix for these parameters: from an in-process cache of the last few
 /// matrices, else from `cache_dir` (when given and holding a file for exactly
 /// these parameters), else built by build_csr on the CPU (and written to
@@ -143,6 +150,32 @@ public:
     /// threshold), max_iter outside [0, 64] or the none error model.
     AzimuthalResult sigma_clip(const Array& frames, double kappa = 5.0, int max_iter = 5,
                                ClipThreshold threshold = ClipThreshold::chauvenet) const;
+
+    /// Mean of the entries between the quantiles q_lo and q_hi of each bin's
+    /// normalized values, as cpu::medfilt (kiln/reference/medfilt.hpp) and
+    /// pyFAI's medfilt1d_ng: entries sorted by signal / normalization, kept
+    /// when their share of the cumulative normalization lies inside [q_lo,
+    /// q_hi] or covers it (0.5, 0.5: the median). count is the number of kept
+    /// entries. Frames as integrate(); one workgroup per bin finds the
+    /// quantiles by bisection, so bins of any length. Records only. Throws
+    /// InvalidArgument unless 0 <= q_lo <= q_hi <= 1, and for the azimuthal
+    /// error model.
+    AzimuthalResult medfilt1d(const Array& frames, double q_lo = 0.5, double q_hi = 0.5) const;
+
+    /// Bragg and amorphous parts of frames, as cpu::separate and pyFAI's
+    /// separate: the background profile (here medfilt1d's of q_lo, q_hi)
+    /// interpolated at each pixel's radial position (numpy.interp over the
+    /// bin centres), multiplied back by the pixel's flat * solid angle *
+    /// polarization and plus its dark, is the amorphous part; bragg = frame -
+    /// amorphous. With restore_mask, pixels of the set-up mask hold the
+    /// frame's value in both. Needs the geometry (InvalidArgument when the
+    /// integrator was given a matrix without one).
+    AzimuthalSeparation separate(const Array& frames, double q_lo = 0.5, double q_hi = 0.5,
+                                 bool restore_mask = true) const;
+    /// The same with a background profile of one's own, e.g. sigma_clip()'s,
+    /// of one frame (used for every frame) or one per frame.
+    AzimuthalSeparation separate(const Array& frames, const AzimuthalResult& background,
+                                 bool restore_mask = true) const;
 
     /// The pre-processing step alone: float32 (pixels, 4) for one frame, or
     /// (n * pixels, 4) for n, holding (signal, variance, normalization, valid)

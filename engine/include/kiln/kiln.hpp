@@ -43,6 +43,7 @@
 #include "kiln/reference/integrate.hpp"
 #include "kiln/reference/label.hpp"
 #include "kiln/reference/measure.hpp"
+#include "kiln/reference/medfilt.hpp"
 #include "kiln/reference/primes.hpp"
 #include "kiln/shape.hpp"
 #include "kiln/sky.hpp"
