@@ -174,6 +174,45 @@ class Integrator:
                               variance=variance, empty=empty, dark_variance=dark_variance)
         return self._result(ai.sigma_clip(data, thres, max_iter, threshold), unit, True)
 
+    def medfilt1d(self, data, npt=1024, correctSolidAngle=True, polarization_factor=None, variance=None,
+                  error_model=None, radial_range=None, dark=None, flat=None, method=("no", "csr", "cython"),
+                  unit="q_nm^-1", percentile=50, dummy=None, delta_dummy=None, mask=None, empty=0.0,
+                  dark_variance=False):
+        """pyFAI's medfilt1d_ng: per bin, the mean of the pixels between two
+        percentiles of the normalized values (percentile: one number, the
+        same twice, or a (low, high) pair, in percent; 50: the median)."""
+        lo, hi = _percentiles(percentile)
+        model = error_model or ("variance" if variance is not None else "none")
+        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
+                              pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
+                              solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
+                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
+                              variance=variance, empty=empty, dark_variance=dark_variance)
+        return self._result(ai.medfilt1d(data, lo, hi), unit, model != "none")
+
+    def separate(self, data, npt=1024, unit="2th_deg", method=("no", "csr", "cython"), percentile=50,
+                 mask=None, restore_mask=True, correctSolidAngle=True, polarization_factor=None, dark=None,
+                 flat=None, dummy=None, delta_dummy=None):
+        """pyFAI's separate: (bragg, amorphous) NumPy images. The amorphous
+        part is medfilt1d's profile at each pixel's radial position, the
+        corrections undone; bragg = data - amorphous. With restore_mask,
+        masked pixels keep data's value in both."""
+        lo, hi = _percentiles(percentile)
+        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=None, pixel_split=_split_of(method),
+                              dark=dark, flat=flat, mask=mask, solid_angle=bool(correctSolidAngle),
+                              polarization_factor=polarization_factor, dummy=dummy,
+                              delta_dummy=delta_dummy or 0.0, error_model="none", variance=None, empty=0.0,
+                              dark_variance=False)
+        bragg, amorphous, _ = ai.separate(data, lo, hi, restore_mask)
+        return bragg.get(), amorphous.get()
+
+
+def _percentiles(percentile):
+    """pyFAI's percentile argument (a number or a (low, high) pair, in
+    percent) as kiln's quantiles in [0, 1]."""
+    lo, hi = (percentile, percentile) if _np.isscalar(percentile) else tuple(percentile)
+    return float(lo) / 100.0, float(hi) / 100.0
+
 
 def load(path, *, context=None):
     """An Integrator from a pyFAI .poni file (versions 1 and 2), as pyFAI.load."""

@@ -263,6 +263,25 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
         }, py::arg("frames"), py::arg("kappa") = 5.0, py::arg("max_iter") = 5, py::arg("threshold") = "chauvenet",
            "pyFAI's sigma_clip_ng: per bin, drop entries more than t std from the mean, t = max(kappa, "
            "Chauvenet's criterion for the bin's count) ('chauvenet') or kappa ('fixed').")
+        .def("medfilt1d", [](const AzimuthalIntegrator& ai, const py::handle& frames, double q_lo, double q_hi) {
+            const Array f = to_array(frames);
+            py::gil_scoped_release release;
+            return ai.medfilt1d(f, q_lo, q_hi);
+        }, py::arg("frames"), py::arg("q_lo") = 0.5, py::arg("q_hi") = 0.5,
+           "pyFAI's medfilt1d_ng: per bin, the mean of the entries between the quantiles q_lo and q_hi of the "
+           "normalized values (0.5, 0.5: the median).")
+        .def("separate", [](const AzimuthalIntegrator& ai, const py::handle& frames, double q_lo, double q_hi,
+                            bool restore_mask) {
+            const Array f = to_array(frames);
+            AzimuthalSeparation s;
+            {
+                py::gil_scoped_release release;
+                s = ai.separate(f, q_lo, q_hi, restore_mask);
+            }
+            return py::make_tuple(s.bragg, s.amorphous, s.background);
+        }, py::arg("frames"), py::arg("q_lo") = 0.5, py::arg("q_hi") = 0.5, py::arg("restore_mask") = true,
+           "pyFAI's separate: (bragg, amorphous, background): medfilt1d's profile expanded to every pixel "
+           "(with the corrections undone) is the amorphous part, the rest the Bragg part.")
         .def_property_readonly("bins", &AzimuthalIntegrator::bins)
         .def_property_readonly("pixels", &AzimuthalIntegrator::pixels)
         .def_property_readonly("nnz", [](const AzimuthalIntegrator& ai) { return ai.csr().nnz(); });

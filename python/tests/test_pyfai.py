@@ -136,3 +136,44 @@ def test_error_models_and_sigma_clip_match_pyfai(case):
     # nothing (a pyFAI quirk, tests/cpu/test_pyfai_stats.cpp); kiln the count.
     quirk = (ref[5] == 3) & (res.count < 3) if kind == "sigma_clip_ng" else np.zeros(len(ref[5]), bool)
     np.testing.assert_array_equal(res.count[~quirk], ref[5][~quirk])
+
+
+def test_medfilt1d_is_the_median_per_ring():
+    frame = fixture("frame")
+    pos = fixture("centre_2th_deg").ravel()  # pyFAI's pixel centres of this geometry
+    bins, lo, hi = 12, float(pos.min()) - 1e-3, float(pos.max()) + 1e-3
+    which = np.floor((pos - lo) / ((hi - lo) / bins)).astype(int)
+    ai = fixture_integrator()
+    kw = dict(unit="2th_deg", radial_range=(lo, hi), method="csr_nosplit", correctSolidAngle=False)
+    med = ai.medfilt1d(frame, bins, percentile=50, **kw)
+    whole = ai.medfilt1d(frame, bins, percentile=(0, 100), **kw)
+    mean = ai.integrate1d(frame, bins, **kw)
+    for k in range(bins):
+        values = frame.ravel()[which == k]
+        assert mean.count[k] == values.size
+        # The median: the middle value, or the mean of the two middle ones.
+        np.testing.assert_allclose(med.intensity[k], np.median(values), rtol=1e-6)
+        assert med.count[k] == (1 if values.size % 2 else 2)
+    # Percentiles 0 to 100 keep every pixel: the plain mean.
+    np.testing.assert_allclose(whole.intensity, mean.intensity, rtol=1e-6)
+    np.testing.assert_array_equal(whole.count, mean.count)
+
+
+def test_separate_splits_frame_into_bragg_and_amorphous():
+    frame = fixture("frame").astype(np.float32)
+    mask = np.zeros(frame.shape, np.uint8)
+    mask[3:6, 7:11] = 1
+    ai = fixture_integrator()
+    bragg, amorphous = ai.separate(frame, 16, unit="2th_deg", method="csr_nosplit", mask=mask,
+                                   correctSolidAngle=False)
+    # bragg is frame - amorphous rounded once to float32: within half its ulp.
+    free = mask == 0
+    err = np.abs(bragg.astype(np.float64)[free] + amorphous[free] - frame[free])
+    assert np.all(err <= 0.5 * np.spacing(np.abs(bragg[free])))
+    np.testing.assert_array_equal(amorphous[mask != 0], frame[mask != 0])  # restore_mask
+    np.testing.assert_array_equal(bragg[mask != 0], frame[mask != 0])
+    # The amorphous part: the median profile interpolated at each pixel
+    # (numpy.interp over the bin centres); pyFAI's float32 centres: 1e-5.
+    prof = ai.medfilt1d(frame, 16, unit="2th_deg", method="csr_nosplit", mask=mask, correctSolidAngle=False)
+    expect = np.interp(fixture("centre_2th_deg"), prof.radial, prof.intensity)
+    np.testing.assert_allclose(amorphous[mask == 0], expect[mask == 0], rtol=1e-5)
