@@ -127,6 +127,17 @@ class Integrator:
             self._cache.move_to_end(key)
         return entry[0]
 
+    # Arguments of pyFAI's methods that go to kiln.AzimuthalIntegrator as they are.
+    _PASSED = ("radial_range", "dark", "flat", "mask", "polarization_factor", "dummy", "variance", "empty",
+               "dark_variance")
+
+    def _integrator_for(self, data, args, model):
+        """The integrator for a pyFAI method's arguments (its locals())."""
+        setup = {k: args[k] for k in self._PASSED if k in args}
+        return self._integrator(data, npt=int(args["npt"]), unit=args["unit"], pixel_split=_split_of(args["method"]),
+                                solid_angle=bool(args["correctSolidAngle"]),
+                                delta_dummy=args.get("delta_dummy") or 0.0, error_model=model, **setup)
+
     @staticmethod
     def _result(res, unit, with_sigma):
         names = ["intensity", "sigma", "sem", "std", "sum_signal", "sum_variance", "sum_normalization", "count"]
@@ -149,11 +160,7 @@ class Integrator:
         dark's (False: pyFAI 0.21's compiled integrators; True: its Python
         reference and kiln.AzimuthalIntegrator's default)."""
         model = error_model or ("variance" if variance is not None else "none")
-        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
-                              pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
-                              solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
-                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
-                              variance=variance, empty=empty, dark_variance=dark_variance)
+        ai = self._integrator_for(data, locals(), model)
         return self._result(ai.integrate(data), unit, model != "none")
 
     def sigma_clip(self, data, npt, correctSolidAngle=True, variance=None, error_model=None,
@@ -167,11 +174,7 @@ class Integrator:
         error_model None: 'variance' when a variance is given, else
         'poisson' (pyFAI 0.21's fallback)."""
         model = error_model or ("variance" if variance is not None else "poisson")
-        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
-                              pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
-                              solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
-                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
-                              variance=variance, empty=empty, dark_variance=dark_variance)
+        ai = self._integrator_for(data, locals(), model)
         return self._result(ai.sigma_clip(data, thres, max_iter, threshold), unit, True)
 
     def medfilt1d(self, data, npt=1024, correctSolidAngle=True, polarization_factor=None, variance=None,
@@ -183,11 +186,7 @@ class Integrator:
         same twice, or a (low, high) pair, in percent; 50: the median)."""
         lo, hi = _percentiles(percentile)
         model = error_model or ("variance" if variance is not None else "none")
-        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=radial_range,
-                              pixel_split=_split_of(method), dark=dark, flat=flat, mask=mask,
-                              solid_angle=bool(correctSolidAngle), polarization_factor=polarization_factor,
-                              dummy=dummy, delta_dummy=delta_dummy or 0.0, error_model=model,
-                              variance=variance, empty=empty, dark_variance=dark_variance)
+        ai = self._integrator_for(data, locals(), model)
         return self._result(ai.medfilt1d(data, lo, hi), unit, model != "none")
 
     def separate(self, data, npt=1024, unit="2th_deg", method=("no", "csr", "cython"), percentile=50,
@@ -198,11 +197,7 @@ class Integrator:
         corrections undone; bragg = data - amorphous. With restore_mask,
         masked pixels keep data's value in both."""
         lo, hi = _percentiles(percentile)
-        ai = self._integrator(data, npt=int(npt), unit=unit, radial_range=None, pixel_split=_split_of(method),
-                              dark=dark, flat=flat, mask=mask, solid_angle=bool(correctSolidAngle),
-                              polarization_factor=polarization_factor, dummy=dummy,
-                              delta_dummy=delta_dummy or 0.0, error_model="none", variance=None, empty=0.0,
-                              dark_variance=False)
+        ai = self._integrator_for(data, locals(), "none")
         bragg, amorphous, _ = ai.separate(data, lo, hi, restore_mask)
         return bragg.get(), amorphous.get()
 
