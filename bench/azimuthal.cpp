@@ -115,7 +115,7 @@ AzimuthalSetup setup(const kiln::Geometry& g, bool split, bool corrections) {
     s.geometry = g;
     s.unit = kiln::Radial::q_nm;
     s.bins = 1000;
-    s.pixel_split = split;
+    s.split = split ? kiln::PixelSplit::bbox : kiln::PixelSplit::none;
     if (corrections) {
         s.solid_angle = true;
         s.polarization_factor = 0.99;

@@ -23,7 +23,8 @@ struct AzimuthalArgs {
     size_t bins = 1000, batch = 16;
     std::string unit = "q_nm", error_model = "poisson", accumulation = "auto", kernels = "fused";
     std::vector<double> range;
-    bool split = false, solid_angle = false, cpu_decompress = false;
+    std::string split = "no";
+    bool solid_angle = false, cpu_decompress = false;
     std::optional<double> polarization, dummy;
     double delta_dummy = 0;
     std::string dark, flat, mask, csr_cache;
@@ -45,7 +46,7 @@ AzimuthalSetup make_setup(const AzimuthalArgs& a, size_t rows, size_t cols) {
     s.unit = kiln::parse_radial(a.unit);
     s.bins = a.bins;
     if (!a.range.empty()) s.range = std::make_pair(a.range[0], a.range[1]);
-    s.pixel_split = a.split;
+    s.split = kiln::parse_split(a.split);
     s.csr_cache_dir = a.csr_cache;
     if (!a.dark.empty()) s.dark = io::read_array(a.dark);
     if (!a.flat.empty()) s.flat = io::read_array(a.flat);
@@ -202,7 +203,10 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             ->capture_default_str();
         c->add_option("--range", a->range, "Radial range LO HI (default: the unmasked pixels' extent)")
             ->expected(2);
-        c->add_flag("--split", a->split, "Pixel splitting (each pixel shared among the bins its corners span)");
+        c->add_flag("--split{bbox}", a->split,
+                    "Pixel splitting, pyFAI's no|bbox|full (--split alone: bbox; --split=full: each pixel "
+                    "shared by the area of its corners' quadrilateral in each bin)")
+            ->check(CLI::IsMember({"no", "none", "bbox", "full"}));
         c->add_option("--dark", a->dark, "Dark current, subtracted (.npy, .fits, .tif)");
         c->add_option("--flat", a->flat, "Flat field, divides (.npy, .fits, .tif)");
         c->add_option("--mask", a->mask, "Mask, nonzero = excluded (.npy, .fits, .tif, .png)");

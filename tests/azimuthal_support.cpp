@@ -62,7 +62,7 @@ AzimuthalSetup setup_for(const kiln::Geometry& g, bool split, Accumulation acc, 
     s.geometry = g;
     s.unit = kiln::Radial::q_nm;
     s.bins = bins;
-    s.pixel_split = split;
+    s.split = split ? kiln::PixelSplit::bbox : kiln::PixelSplit::none;
     s.accumulation = acc;
     return s;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kiln/io.hpp"
 #include "kiln/random.hpp"
 
 namespace kiln::test {
@@ -17,6 +18,13 @@ namespace kiln::test {
 std::filesystem::path data_dir() {
     if (const char* d = std::getenv("KILN_TEST_DATA"); d && *d) return d;
     return KILN_TEST_DATA;
+}
+
+std::vector<double> npy_values(const std::filesystem::path& relative) {
+    const HostArray a = io::read_npy((data_dir() / relative).string());
+    std::vector<double> v(a.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = a.at(i);
+    return v;
 }
 
 HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values) {

@@ -62,6 +62,9 @@ void check_same(double got, double want);
 /// suite carried to another machine), else the source tree's folder.
 std::filesystem::path data_dir();
 
+/// The values of the .npy file data_dir() / relative, as double.
+std::vector<double> npy_values(const std::filesystem::path& relative);
+
 /// A fresh folder under the system's temporary one (named after the process
 /// and a counter, so parallel test processes never share one), removed with
 /// everything in it when the object goes.

@@ -69,13 +69,15 @@ std::vector<float> floats_of(const HostArray& a) {
 // the kernels can read without going out of bounds.
 void check_csr(const Csr& c) {
     bool ok = c.indptr.size() == c.bins + 1 && c.bin_centers.size() == c.bins && c.indices.size() == c.data.size() &&
-              c.bins > 0 && c.indptr.front() == 0 && size_t(c.indptr.back()) == c.indices.size();
+              c.bins > 0 && c.indptr.front() == 0 && size_t(c.indptr.back()) == c.indices.size() &&
+              (c.azimuth_bins == 0 || (c.bins % c.azimuth_bins == 0 && c.azimuth_centers.size() == c.azimuth_bins));
     for (size_t k = 0; ok && k < c.bins; ++k) ok = c.indptr[k] <= c.indptr[k + 1];
     for (size_t e = 0; ok && e < c.indices.size(); ++e) ok = c.indices[e] >= 0 && size_t(c.indices[e]) < c.pixels;
     if (!ok)
         throw InvalidArgument(
             "AzimuthalIntegrator: inconsistent CSR matrix; indptr must hold bins + 1 non-decreasing offsets "
-            "from 0 to the entry count, indices must lie in [0, pixels), one centre per bin");
+            "from 0 to the entry count, indices must lie in [0, pixels), one centre per bin (and a cake's "
+            "azimuth_bins divide bins, with one azimuth centre each)");
 }
 
 template <typename T> Array upload(const Context& ctx, const std::vector<T>& v) {
@@ -119,7 +121,9 @@ size_t frame_count(const detail::AzimuthalState& m, const Array& frames, const c
 // Eight float32 result arrays of shape (bins) or (n, bins), bound in the
 // kernels' order: intensity, sem, std, signal, variance, norm, norm_sq, count.
 AzimuthalResult new_result(const detail::AzimuthalState& m, size_t n) {
-    const Shape shape = n == 1 ? Shape{m.bins} : Shape{n, m.bins};
+    const size_t azim = m.csr->azimuth_bins, rad = azim ? m.bins / azim : m.bins;
+    const Shape shape = azim ? (n == 1 ? Shape{azim, rad} : Shape{n, azim, rad})
+                             : (n == 1 ? Shape{m.bins} : Shape{n, m.bins});
     auto make = [&] { return Array::empty(*m.ctx, shape, DType::float32); };
     AzimuthalResult r;
     r.intensity = make();
@@ -131,7 +135,8 @@ AzimuthalResult new_result(const detail::AzimuthalState& m, size_t n) {
     r.sum_normalization = make();
     r.sum_normalization_sq = make();
     r.count = make();
-    r.radial = m.csr->bin_centers;
+    r.radial.assign(m.csr->bin_centers.begin(), m.csr->bin_centers.begin() + long(rad));
+    r.azimuthal = m.csr->azimuth_centers;
     return r;
 }
 
@@ -176,8 +181,10 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
         m.has_mask = true;
     }
     m.csr = s.csr ? s.csr
-                  : cached_csr(s.geometry, s.unit, s.bins, s.range, s.pixel_split, m.has_mask ? &m.mask : nullptr,
-                               s.csr_cache_dir);
+                  : cached_csr(s.geometry,
+                               CsrSpec{s.unit, s.bins, s.range, s.azimuth_bins, s.azimuth_range, s.split,
+                                       s.renormalize},
+                               m.has_mask ? &m.mask : nullptr, s.csr_cache_dir);
     if (m.csr->pixels != m.pixels)
         throw InvalidArgument("AzimuthalIntegrator: the matrix has " + std::to_string(m.csr->pixels) +
                               " pixel columns; the geometry has " + std::to_string(m.pixels) + " pixels");

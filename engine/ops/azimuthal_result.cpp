@@ -1,12 +1,15 @@
 // Pulling an integration's results back to the host.
 #include "kiln/azimuthal.hpp"
 
+#include <algorithm>
+
 namespace kiln {
 
 Profile1d AzimuthalResult::to_host(size_t frame) const {
     if (!intensity) throw InvalidArgument("AzimuthalResult::to_host on an empty result");
-    const size_t bins = intensity.shape()[intensity.ndim() - 1];
-    const size_t frames = intensity.size() / bins;
+    // A cake's rows: every azimuth bin's radial bins.
+    const size_t bins = radial.size() * std::max<size_t>(1, azimuthal.size());
+    const size_t frames = bins ? intensity.size() / bins : 0;
     if (frame >= frames)
         throw InvalidArgument("AzimuthalResult::to_host: frame " + std::to_string(frame) + " of a result of " +
                               std::to_string(frames) + " frames");
@@ -15,7 +18,8 @@ Profile1d AzimuthalResult::to_host(size_t frame) const {
         return std::vector<double>(v.begin() + long(frame * bins), v.begin() + long((frame + 1) * bins));
     };
     Profile1d p;
-    p.radial = radial;
+    for (size_t a = 0; a < std::max<size_t>(1, azimuthal.size()); ++a)
+        p.radial.insert(p.radial.end(), radial.begin(), radial.end());
     p.intensity = take(intensity);
     p.sem = take(sem);
     p.sigma = p.sem;

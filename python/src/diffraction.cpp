@@ -211,7 +211,7 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
         .def(py::init([](const py::handle& shape, double pixel1, double pixel2, double dist, double poni1,
                          double poni2, double rot1, double rot2, double rot3, double wavelength, size_t npt,
                          const std::string& unit, const std::optional<std::pair<double, double>>& radial_range,
-                         bool pixel_split, const py::object& dark, const py::object& flat, const py::object& mask,
+                         const py::object& pixel_split, const py::object& dark, const py::object& flat, const py::object& mask,
                          bool solid_angle, const std::optional<double>& polarization_factor,
                          const std::optional<double>& dummy, double delta_dummy, const std::string& error_model,
                          const py::object& variance, double empty, bool dark_variance,
@@ -223,7 +223,13 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
                  a.unit = radial_of(unit);
                  a.bins = npt;
                  a.range = radial_range;
-                 a.pixel_split = pixel_split;
+                 // pixel_split: a bool (True: bbox) or pyFAI's name ("no", "bbox", "full").
+                 if (py::isinstance<py::bool_>(pixel_split))
+                     a.split = pixel_split.cast<bool>() ? PixelSplit::bbox : PixelSplit::none;
+                 else if (py::isinstance<py::str>(pixel_split))
+                     a.split = parse_split(pixel_split.cast<std::string>());
+                 else
+                     throw InvalidArgument("pixel_split must be a bool or one of 'no', 'bbox', 'full'");
                  a.dark = optional_host(dark);
                  a.flat = optional_host(flat);
                  a.mask = optional_host(mask);

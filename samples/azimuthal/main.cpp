@@ -240,7 +240,7 @@ int run(const Options& o) {
     s.geometry = sample::stack_geometry(p);
     s.unit = kiln::Radial::q_nm;
     s.bins = o.bins;
-    s.pixel_split = o.split;
+    s.split = o.split ? kiln::PixelSplit::bbox : kiln::PixelSplit::none;
     s.solid_angle = true;
     s.polarization_factor = 0.99;
     s.dummy = double(sample::gap_value);  // module gaps

@@ -49,7 +49,7 @@ TEST_CASE("CSR without splitting is a histogram of pixel centres", "[cpu][azimut
     const auto centres = radial_centers(g, Radial::q_nm);
     const size_t bins = 23;
     const double lo = 1.0, hi = 4.0;
-    const Csr m = build_csr(g, Radial::q_nm, bins, std::make_pair(lo, hi), false);
+    const Csr m = build_csr(g, Radial::q_nm, bins, std::make_pair(lo, hi), PixelSplit::none);
     const auto per_pixel = check_structure(m);
 
     std::vector<size_t> hist(bins, 0);  // numpy.histogram's rule: last bin closed
@@ -81,7 +81,7 @@ TEST_CASE("CSR automatic range covers every unmasked pixel", "[cpu][azimuthal][c
     const Geometry g = test_geometry();
     std::vector<uint8_t> mask(g.rows * g.cols, 0);
     for (size_t p = 0; p < mask.size(); p += 7) mask[p] = 1;
-    const Csr m = build_csr(g, Radial::two_theta_deg, 50, std::nullopt, false, &mask);
+    const Csr m = build_csr(g, Radial::two_theta_deg, 50, std::nullopt, PixelSplit::none, &mask);
     const auto per_pixel = check_structure(m);
     const auto centres = radial_centers(g, Radial::two_theta_deg);
     double lo = 1e9, hi = -1e9;
@@ -99,22 +99,26 @@ TEST_CASE("CSR with pixel splitting: weights are overlap fractions", "[cpu][azim
     const Geometry g = test_geometry();
     const auto corners = radial_corners(g, Radial::q_nm);
     SECTION("a range holding every pixel: each pixel's weights sum to 1") {
-        const Csr m = build_csr(g, Radial::q_nm, 40, std::nullopt, true);
+        const Csr m = build_csr(g, Radial::q_nm, 40, std::nullopt, PixelSplit::bbox);
         const auto per_pixel = check_structure(m);
         for (double s : per_pixel) CHECK_THAT(s, WithinAbs(1.0, 1e-5));
         CHECK(m.nnz() > m.pixels);  // some pixels are shared
     }
     SECTION("a narrower range keeps each pixel's inside fraction") {
         const double lo = 1.5, hi = 3.5;
-        const Csr m = build_csr(g, Radial::q_nm, 31, std::make_pair(lo, hi), true);
+        const Csr m = build_csr(g, Radial::q_nm, 31, std::make_pair(lo, hi), PixelSplit::bbox);
         const auto per_pixel = check_structure(m);
+        const auto centres = radial_centers(g, Radial::q_nm);
         size_t partial = 0;
         for (size_t i = 0; i < g.rows; ++i)
             for (size_t j = 0; j < g.cols; ++j) {
+                // pyFAI's box: centre +- the largest |corner - centre|.
                 const size_t cw = g.cols + 1;
-                const double c[4] = {corners[i * cw + j], corners[i * cw + j + 1], corners[(i + 1) * cw + j],
-                                     corners[(i + 1) * cw + j + 1]};
-                const double a = *std::min_element(c, c + 4), b = *std::max_element(c, c + 4);
+                const double q = centres[i * g.cols + j];
+                double d = 0;
+                for (size_t k : {i * cw + j, i * cw + j + 1, (i + 1) * cw + j, (i + 1) * cw + j + 1})
+                    d = std::max(d, std::abs(corners[k] - q));
+                const double a = q - d, b = q + d;
                 const double inside = std::max(0.0, std::min(b, hi) - std::max(a, lo)) / (b - a);
                 if (inside > 0 && inside < 1) ++partial;
                 CHECK_THAT(per_pixel[i * g.cols + j], WithinAbs(inside, 1e-5));
@@ -130,7 +134,7 @@ TEST_CASE("CSR of a 1x4 detector by hand", "[cpu][azimuthal][csr]") {
     const double deg = 180 / std::numbers::pi;
     const double top = std::atan(4e-3) * deg;
     SECTION("no splitting, 2 bins over [0, top]") {
-        const Csr m = build_csr(g, Radial::two_theta_deg, 2, std::make_pair(0.0, top), false);
+        const Csr m = build_csr(g, Radial::two_theta_deg, 2, std::make_pair(0.0, top), PixelSplit::none);
         CHECK(m.indptr == std::vector<int32_t>{0, 2, 4});
         CHECK(m.indices == std::vector<int32_t>{0, 1, 2, 3});
         CHECK(m.data == std::vector<float>{1, 1, 1, 1});
@@ -138,7 +142,7 @@ TEST_CASE("CSR of a 1x4 detector by hand", "[cpu][azimuthal][csr]") {
         CHECK_THAT(m.bin_centers[1], WithinRel(3 * top / 4, 1e-12));
     }
     SECTION("splitting, 8 bins over [0, top]: each pixel halves into two bins") {
-        const Csr m = build_csr(g, Radial::two_theta_deg, 8, std::make_pair(0.0, top), true);
+        const Csr m = build_csr(g, Radial::two_theta_deg, 8, std::make_pair(0.0, top), PixelSplit::bbox);
         // atan is linear here to 1e-5, so bin edges fall on pixel edges and midpoints.
         std::map<std::pair<int, int>, double> w;
         for (int k = 0; k < 8; ++k)
@@ -152,7 +156,7 @@ TEST_CASE("CSR of a 1x4 detector by hand", "[cpu][azimuthal][csr]") {
         for (int k = 0; k < 8; ++k) CHECK_THAT(w[std::make_pair(k, k / 2)], WithinAbs(0.5, 1e-4));
     }
     SECTION("splitting, range [top/2, top]: pixels 2 and 3 whole, 0 and 1 dropped") {
-        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::make_pair(top / 2, top), true);
+        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::make_pair(top / 2, top), PixelSplit::bbox);
         REQUIRE(m.nnz() >= 2);
         double sum = 0;
         for (size_t e = 0; e < m.nnz(); ++e) {
@@ -165,9 +169,10 @@ TEST_CASE("CSR of a 1x4 detector by hand", "[cpu][azimuthal][csr]") {
 
 TEST_CASE("CSR pixel holding the direct beam starts at 0", "[cpu][azimuthal][csr]") {
     // Beam in the middle of pixel (1, 1) of a 3x3 detector: its corners all sit
-    // at the same 2theta, yet the pixel spans 0 .. that value.
+    // at the same 2theta t, its centre at 0; pyFAI's box is 0 +- t, of which
+    // the half above 0 lies in the range [0, max].
     Geometry g{3, 3, 1e-4, 1e-4, 0.1, 1.5e-4, 1.5e-4, 0, 0, 0, 1e-10};
-    const Csr m = build_csr(g, Radial::two_theta_deg, 10, std::nullopt, true);
+    const Csr m = build_csr(g, Radial::two_theta_deg, 10, std::nullopt, PixelSplit::bbox);
     check_structure(m);
     CHECK(m.range_lo == 0.0);
     std::vector<int> bins_of_centre;
@@ -176,17 +181,20 @@ TEST_CASE("CSR pixel holding the direct beam starts at 0", "[cpu][azimuthal][csr
             if (m.indices[e] == 4) bins_of_centre.push_back(k);
     CHECK(bins_of_centre.front() == 0);
     CHECK(bins_of_centre.size() > 1);
+    double sum = 0;
+    for (size_t e = 0; e < m.nnz(); ++e) sum += m.indices[e] == 4 ? m.data[e] : 0.0;
+    CHECK_THAT(sum, WithinAbs(0.5, 1e-6));
 }
 
 TEST_CASE("CSR refuses bad arguments", "[cpu][azimuthal][csr]") {
     const Geometry g = test_geometry();
-    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 0, std::nullopt, false), InvalidArgument);
-    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::make_pair(2.0, 2.0), false), InvalidArgument);
+    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 0, std::nullopt, PixelSplit::none), InvalidArgument);
+    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::make_pair(2.0, 2.0), PixelSplit::none), InvalidArgument);
     std::vector<uint8_t> short_mask(10, 0);
-    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::nullopt, false, &short_mask), InvalidArgument);
+    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::nullopt, PixelSplit::none, &short_mask), InvalidArgument);
     std::vector<uint8_t> all_masked(g.rows * g.cols, 1);
-    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::nullopt, false, &all_masked), InvalidArgument);
+    CHECK_THROWS_AS(build_csr(g, Radial::q_nm, 10, std::nullopt, PixelSplit::none, &all_masked), InvalidArgument);
     Geometry no_wavelength = g;
     no_wavelength.wavelength = 0;
-    CHECK_THROWS_AS(build_csr(no_wavelength, Radial::q_nm, 10, std::nullopt, false), InvalidArgument);
+    CHECK_THROWS_AS(build_csr(no_wavelength, Radial::q_nm, 10, std::nullopt, PixelSplit::none), InvalidArgument);
 }

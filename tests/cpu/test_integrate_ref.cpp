@@ -54,9 +54,11 @@ std::vector<std::vector<double>> dense_weights(const Geometry& g, Radial unit, s
                 if (v >= lo && v <= hi) w[p][std::min(size_t((v - lo) / width), bins - 1)] = 1;
                 continue;
             }
-            const double c[4] = {corners[i * cw + j], corners[i * cw + j + 1], corners[(i + 1) * cw + j],
-                                 corners[(i + 1) * cw + j + 1]};
-            const double a = *std::min_element(c, c + 4), b = *std::max_element(c, c + 4);
+            // pyFAI's box: the centre +- the largest |corner - centre|.
+            double d = 0;
+            for (size_t k : {i * cw + j, i * cw + j + 1, (i + 1) * cw + j, (i + 1) * cw + j + 1})
+                d = std::max(d, std::abs(corners[k] - centres[p]));
+            const double a = centres[p] - d, b = centres[p] + d;
             for (size_t k = 0; k < bins; ++k) {
                 const double e0 = lo + k * width, e1 = lo + (k + 1) * width;
                 w[p][k] = std::max(0.0, std::min(b, e1) - std::max(a, e0)) / (b - a);
@@ -128,7 +130,7 @@ TEST_CASE("integration matches a plain loop over pixels", "[cpu][azimuthal][inte
     frames.back().as<float>()[17] = std::numeric_limits<float>::quiet_NaN();
 
     for (bool split : {false, true}) {
-        const Csr m = build_csr(g, Radial::q_nm, bins, std::make_pair(lo, hi), split);
+        const Csr m = build_csr(g, Radial::q_nm, bins, std::make_pair(lo, hi), split ? PixelSplit::bbox : PixelSplit::none);
         const auto w = dense_weights(g, Radial::q_nm, bins, lo, hi, split);
         for (const HostArray& f : frames) {
             IntegrateParams p;
@@ -166,7 +168,7 @@ TEST_CASE("integration of four pixels by hand", "[cpu][azimuthal][integrate]") {
     const Geometry g = row_of_four();
     const double top = std::atan(4e-3) * 180 / std::numbers::pi;
     // Two bins: all four pixels fall in the first, the second stays empty.
-    const Csr m = build_csr(g, Radial::two_theta_deg, 2, std::make_pair(0.0, 2 * top), false);
+    const Csr m = build_csr(g, Radial::two_theta_deg, 2, std::make_pair(0.0, 2 * top), PixelSplit::none);
     REQUIRE(m.indptr == std::vector<int32_t>{0, 4, 4});
     const HostArray frame = HostArray::from(Shape{1, 4}, std::vector<uint16_t>{1, 2, 3, 4});
     IntegrateParams p;
@@ -245,7 +247,7 @@ TEST_CASE("sigma clipping drops outliers per ring", "[cpu][azimuthal][integrate]
     SECTION("one ring by hand: 99 pixels at 100, one at 1000") {
         // 10 x 10 pixels, one bin holding them all.
         const Geometry g{10, 10, 1e-4, 1e-4, 0.1, 0, 0, 0, 0, 0, 1e-10};
-        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, false);
+        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, PixelSplit::none);
         std::vector<uint32_t> v(100, 100);
         v[37] = 1000;
         const HostArray frame = HostArray::from(Shape{10, 10}, v);
@@ -268,7 +270,7 @@ TEST_CASE("sigma clipping drops outliers per ring", "[cpu][azimuthal][integrate]
             outliers[i] = 1;
         }
         for (bool split : {false, true}) {
-            const Csr m = build_csr(g, Radial::q_nm, 17, std::nullopt, split);
+            const Csr m = build_csr(g, Radial::q_nm, 17, std::nullopt, split ? PixelSplit::bbox : PixelSplit::none);
             IntegrateParams p;
             p.solid_angle = &sa;
             const Profile1d clipped = sigma_clip(m, frame, p, 5.0, 5);
@@ -282,7 +284,7 @@ TEST_CASE("sigma clipping drops outliers per ring", "[cpu][azimuthal][integrate]
     }
     SECTION("clipping needs an error model") {
         const Geometry g = row_of_four();
-        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, false);
+        const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, PixelSplit::none);
         const HostArray frame = HostArray::from(Shape{1, 4}, std::vector<uint16_t>{1, 2, 3, 4});
         IntegrateParams p;
         p.error_model = EM::none;

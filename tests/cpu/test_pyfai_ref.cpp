@@ -25,10 +25,7 @@ std::string fixture(const std::string& name) {
 }
 
 std::vector<double> npy(const std::string& name) {
-    const HostArray a = io::read_npy(fixture(name + ".npy"));
-    std::vector<double> v(a.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = a.at(i);
-    return v;
+    return test::npy_values(std::filesystem::path("pyfai") / (name + ".npy"));
 }
 
 // The geometry of make_fixtures.py's integrator(): rectangular pixels, three
@@ -80,7 +77,7 @@ TEST_CASE("1-D integration without splitting matches pyFAI's CSR engine", "[cpu]
         INFO(radial_name(unit));
         const auto ref = npy("int1d_" + std::string(file));  // radial, intensity, count, lo, hi
         const size_t bins = ref.size() / 5;
-        const Csr m = build_csr(g, unit, bins, std::make_pair(ref[3 * bins], ref[4 * bins]), false);
+        const Csr m = build_csr(g, unit, bins, std::make_pair(ref[3 * bins], ref[4 * bins]), PixelSplit::none);
         // pyFAI 0.21's engine truncates (position - lower edge) / width toward
         // zero, so pixels less than one bin below the range's lower edge land
         // in bin 0 as well (30 against 19 pixels here). kiln leaves every
@@ -118,7 +115,7 @@ TEST_CASE("rectangular pixels: x and y scale separately", "[cpu][azimuthal][geom
 
 TEST_CASE("chi with pixel splitting wraps at 180 degrees", "[cpu][azimuthal][csr]") {
     const Geometry g = fixture_geometry();
-    const Csr m = build_csr(g, Radial::chi_deg, 36, std::make_pair(-180.0, 180.0), true);
+    const Csr m = build_csr(g, Radial::chi_deg, 36, std::make_pair(-180.0, 180.0), PixelSplit::bbox);
     std::vector<double> per_pixel(m.pixels, 0.0);
     for (size_t e = 0; e < m.nnz(); ++e) per_pixel[size_t(m.indices[e])] += m.data[e];
     for (double s : per_pixel) CHECK_THAT(s, WithinAbs(1.0, 1e-5));

@@ -146,7 +146,7 @@ TEST_CASE("bin centres are the matrix's, at lo + (k + 1/2) width", "[ops][azimut
     s.unit = kiln::Radial::two_theta_deg;
     s.range = std::make_pair(2.0, 12.0);
     AzimuthalIntegrator integ(ctx, s);
-    const auto ref = kiln::build_csr(g, s.unit, 10, s.range, false);
+    const auto ref = kiln::build_csr(g, s.unit, 10, s.range, kiln::PixelSplit::none);
     const auto r = integ.integrate(Array::from_host(ctx, frame_of(g, DType::uint16, 3)));
     REQUIRE(r.radial == ref.bin_centers);
     for (size_t k = 0; k < 10; ++k) CHECK(r.radial[k] == Approx(2.5 + double(k)).epsilon(1e-12));
@@ -305,7 +305,7 @@ TEST_CASE("an integrator over a matrix given without a geometry", "[ops][azimuth
     const auto g = small_geometry();
     AzimuthalSetup s;
     s.csr = std::make_shared<const kiln::Csr>(
-        kiln::build_csr(g, kiln::Radial::two_theta_deg, 19, std::nullopt, true));
+        kiln::build_csr(g, kiln::Radial::two_theta_deg, 19, std::nullopt, kiln::PixelSplit::bbox));
     s.error_model = EM::none;
     AzimuthalIntegrator integ(ctx, s);
     CHECK(integ.shared_csr() == s.csr);
@@ -323,25 +323,25 @@ TEST_CASE("an integrator over a matrix given without a geometry", "[ops][azimuth
 TEST_CASE("CSR matrices are cached in memory and on disk", "[ops][azimuthal]") {
     const auto g = small_geometry();
     clear_csr_cache();
-    const auto a = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true);
-    const auto b = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true);
+    const auto a = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, kiln::PixelSplit::bbox);
+    const auto b = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, kiln::PixelSplit::bbox);
     CHECK(a == b);  // the same matrix, not rebuilt
-    const auto c = cached_csr(g, kiln::Radial::q_nm, 51, std::nullopt, true);
+    const auto c = cached_csr(g, kiln::Radial::q_nm, 51, std::nullopt, kiln::PixelSplit::bbox);
     CHECK(c != a);
     CHECK(c->bins == 51);
     std::vector<uint8_t> mask(g.rows * g.cols, 0);
     mask[100] = 1;
-    const auto d = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, true, &mask);
+    const auto d = cached_csr(g, kiln::Radial::q_nm, 50, std::nullopt, kiln::PixelSplit::bbox, &mask);
     CHECK(d != a);
     CHECK(d->nnz() < a->nnz());
 
     const fs::path dir = fs::temp_directory_path() / ("kiln_csr_cache_" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    const auto e = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr,
+    const auto e = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), kiln::PixelSplit::none, nullptr,
                               dir.string());
     CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
     clear_csr_cache();
-    const auto f = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), false, nullptr,
+    const auto f = cached_csr(g, kiln::Radial::two_theta_deg, 20, std::make_pair(1.0, 9.0), kiln::PixelSplit::none, nullptr,
                               dir.string());
     CHECK(f != e);  // a new object, read back from the file
     CHECK(f->indptr == e->indptr);

@@ -44,7 +44,13 @@ struct AzimuthalSetup {
     size_t bins = 1000;
     /// Bin edges [lo, hi]; without, the extent of the unmasked pixels (see build_csr).
     std::optional<std::pair<double, double>> range;
-    bool pixel_split = false;
+    PixelSplit split = PixelSplit::none;
+    /// Azimuthal bins of a cake (results shaped (azimuth_bins, bins)); 0: 1-D.
+    size_t azimuth_bins = 0;
+    /// chi range in degrees: the cake's, or the sector a 1-D integration takes (CsrSpec).
+    std::optional<std::pair<double, double>> azimuth_range;
+    /// pyFAI 0.21's treatment of pixels cut by a range edge (CsrSpec::renormalize).
+    bool renormalize = false;
     /// A matrix to use instead of building one from the fields above (its
     /// pixel count must be rows * cols of the geometry).
     std::shared_ptr<const Csr> csr;
@@ -84,15 +90,19 @@ struct AzimuthalSetup {
 
 /// Results of integrating one frame (arrays of shape (bins)) or a stack of n
 /// frames (shape (n, bins)), float32 on the device, lazy like every op result.
+/// For a cake the arrays are (azimuth_bins, bins) and (n, azimuth_bins, bins).
 /// The definitions are Profile1d's: intensity = sum_signal /
 /// sum_normalization, sem = sqrt(sum_variance) / sum_normalization, std =
 /// sqrt(sum_variance / sum_normalization_sq), sigma = sem (the same array).
 struct AzimuthalResult {
     Array intensity, sigma, sem, std;
     Array sum_signal, sum_variance, sum_normalization, sum_normalization_sq, count;
-    std::vector<double> radial;  ///< bin centres (the matrix's bin_centers)
+    std::vector<double> radial;     ///< radial bin centres (the matrix's first radial_bins bin_centers)
+    std::vector<double> azimuthal;  ///< a cake's azimuth bin centres, chi in degrees (else empty)
 
-    /// Pulls frame `frame`'s results into a Profile1d (waits for the GPU).
+    /// Pulls frame `frame`'s results into a Profile1d (waits for the GPU);
+    /// for a cake its azimuth_bins * bins rows in the matrix's order, with
+    /// radial holding each row's radial centre (as cpu::integrate gives).
     Profile1d to_host(size_t frame = 0) const;
 };
 
@@ -107,8 +117,12 @@ struct AzimuthalSeparation {
 /// matrices, else from `cache_dir` (when given and holding a file for exactly
 /// these parameters), else built by build_csr on the CPU (and written to
 /// cache_dir when given). Thread-safe. Throws as build_csr does.
+std::shared_ptr<const Csr> cached_csr(const Geometry& g, const CsrSpec& spec,
+                                      const std::vector<uint8_t>* mask = nullptr,
+                                      const std::string& cache_dir = "");
+/// cached_csr of a 1-D radial matrix (build_csr's positional form).
 std::shared_ptr<const Csr> cached_csr(const Geometry& g, Radial unit, size_t bins,
-                                      std::optional<std::pair<double, double>> range, bool pixel_split,
+                                      std::optional<std::pair<double, double>> range, PixelSplit split,
                                       const std::vector<uint8_t>* mask = nullptr,
                                       const std::string& cache_dir = "");
 /// Empties the in-process matrix cache.
