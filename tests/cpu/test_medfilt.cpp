@@ -48,7 +48,7 @@ Csr pyfai_csr(const std::string& split) {
     c.bins = c.bin_centers.size();
     c.pixels = 24 * 28;
     c.unit = Radial::q_nm;
-    c.pixel_split = split == "full";
+    c.split = split == "full" ? PixelSplit::full : PixelSplit::none;
     return c;
 }
 

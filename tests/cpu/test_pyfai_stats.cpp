@@ -74,7 +74,7 @@ struct Fixture {
         REQUIRE(bins > 0);
         // Edges beyond every pixel (no pixel within a bin below lo, which
         // pyFAI 0.21 would put into bin 0): the same pixels in every bin.
-        csr = build_csr(fixture_geometry(), Radial::q_nm, bins, std::make_pair(lo, hi), false);
+        csr = build_csr(fixture_geometry(), Radial::q_nm, bins, std::make_pair(lo, hi), PixelSplit::none);
     }
 
     IntegrateParams params(const Case& c) const {
@@ -240,7 +240,7 @@ TEST_CASE("the azimuthal variance by hand", "[cpu][azimuthal][integrate]") {
     // One bin of four pixels, values 1, 2, 3, 6, unit normalization: mean
     // 3, squared deviations 4 + 1 + 0 + 9 = 14.
     const Geometry g{1, 4, 1e-9, 1e-3, 1.0, 0.5e-9, 0.0, 0, 0, 0, 1e-10};
-    const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, false);
+    const Csr m = build_csr(g, Radial::two_theta_deg, 1, std::nullopt, PixelSplit::none);
     const HostArray frame = HostArray::from(Shape{1, 4}, std::vector<uint16_t>{1, 2, 3, 6});
     IntegrateParams p;
     p.error_model = EM::azimuthal;
@@ -262,7 +262,7 @@ TEST_CASE("the azimuthal variance by hand", "[cpu][azimuthal][integrate]") {
     // the mean) goes. Then mean 3, spread sqrt(14 / 4) = 1.87: 6 goes. Then
     // mean 2, spread sqrt(2 / 3) = 0.82: 1 and 3 stay.
     const Geometry g5{1, 5, 1e-9, 1e-3, 1.0, 0.5e-9, 0.0, 0, 0, 0, 1e-10};
-    const Csr m5 = build_csr(g5, Radial::two_theta_deg, 1, std::nullopt, false);
+    const Csr m5 = build_csr(g5, Radial::two_theta_deg, 1, std::nullopt, PixelSplit::none);
     const HostArray five = HostArray::from(Shape{1, 5}, std::vector<uint16_t>{1, 2, 3, 6, 100});
     IntegrateParams az;
     az.error_model = EM::azimuthal;
