@@ -150,6 +150,9 @@ AzimuthalSeparation AzimuthalIntegrator::separate(const Array& frames, double q_
 AzimuthalSeparation AzimuthalIntegrator::separate(const Array& frames, const AzimuthalResult& background,
                                                   bool restore_mask) const {
     detail::AzimuthalState& m = *impl_;
+    if (m.csr->azimuth_bins != 0)
+        throw InvalidArgument("separate: this integrator makes a 2-D cake (" + std::to_string(m.csr->azimuth_bins) +
+                              " azimuth bins); separate expands a 1-D profile, so set azimuth_bins to 0");
     const size_t n = detail::frame_count(m, frames, "separate");
     const Array& profile = background.intensity;
     if (!profile || profile.dtype() != DType::float32 || profile.size() % m.bins != 0 ||

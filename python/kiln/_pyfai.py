@@ -128,13 +128,18 @@ class Integrator:
         return entry[0]
 
     # Arguments of pyFAI's methods that go to kiln.AzimuthalIntegrator as they are.
-    _PASSED = ("radial_range", "dark", "flat", "mask", "polarization_factor", "dummy", "variance", "empty",
-               "dark_variance")
+    _PASSED = ("radial_range", "azimuth_range", "dark", "flat", "mask", "polarization_factor", "dummy", "variance",
+               "empty", "dark_variance", "renormalize")
 
-    def _integrator_for(self, data, args, model):
+    def _integrator_for(self, data, args, model, **extra):
         """The integrator for a pyFAI method's arguments (its locals())."""
         setup = {k: args[k] for k in self._PASSED if k in args}
-        return self._integrator(data, npt=int(args["npt"]), unit=args["unit"], pixel_split=_split_of(args["method"]),
+        setup.update(extra)
+        if "npt" not in setup:
+            setup["npt"] = int(args["npt"])
+        if "unit" not in setup:
+            setup["unit"] = args["unit"]
+        return self._integrator(data, pixel_split=_split_of(args["method"]),
                                 solid_angle=bool(args["correctSolidAngle"]),
                                 delta_dummy=args.get("delta_dummy") or 0.0, error_model=model, **setup)
 
@@ -143,6 +148,7 @@ class Integrator:
         names = ["intensity", "sigma", "sem", "std", "sum_signal", "sum_variance", "sum_normalization", "count"]
         arrays = {k: _np.asarray(getattr(res, k).get(), dtype=_np.float64) for k in names}
         arrays["radial"] = res.radial
+        arrays["azimuthal"] = res.azimuthal if len(res.azimuthal) else None
         if not with_sigma:
             arrays["sigma"] = None
         return Result(arrays, unit)
@@ -150,18 +156,45 @@ class Integrator:
     # -- pyFAI's methods --------------------------------------------------------
 
     def integrate1d(self, data, npt, correctSolidAngle=True, variance=None, error_model=None,
-                    radial_range=None, mask=None, dummy=None, delta_dummy=None,
+                    radial_range=None, azimuth_range=None, mask=None, dummy=None, delta_dummy=None,
                     polarization_factor=None, dark=None, flat=None, method="csr", unit="q_nm^-1",
-                    empty=0.0, dark_variance=False):
+                    empty=0.0, dark_variance=False, renormalize=False):
         """pyFAI's integrate1d_ng: the mean intensity in npt bins of unit,
         with the corrections and error model given ('poisson', 'azimuthal',
         'variance'; None: 'variance' when a variance is given, else no
         sigma). dark_variance: whether the Poisson variance includes the
         dark's (False: pyFAI 0.21's compiled integrators; True: its Python
-        reference and kiln.AzimuthalIntegrator's default)."""
+        reference and kiln.AzimuthalIntegrator's default). azimuth_range:
+        a sector (chi, degrees). renormalize: pyFAI 0.21's rule for split
+        pixels cut by a range edge (False: they keep only their inside
+        part)."""
         model = error_model or ("variance" if variance is not None else "none")
         ai = self._integrator_for(data, locals(), model)
         return self._result(ai.integrate(data), unit, model != "none")
+
+    def integrate2d(self, data, npt_rad, npt_azim=360, correctSolidAngle=True, variance=None, error_model=None,
+                    radial_range=None, azimuth_range=None, mask=None, dummy=None, delta_dummy=None,
+                    polarization_factor=None, dark=None, flat=None, method="bbox", unit="q_nm^-1", empty=0.0,
+                    dark_variance=False, renormalize=False):
+        """pyFAI's integrate2d_ng: a cake of npt_azim x npt_rad bins; the
+        result's arrays are (npt_azim, npt_rad) ((n, npt_azim, npt_rad) for
+        n frames), with radial and azimuthal (chi, degrees) centres."""
+        model = error_model or ("variance" if variance is not None else "none")
+        ai = self._integrator_for(data, locals(), model, npt=int(npt_rad), npt_azim=int(npt_azim))
+        return self._result(ai.integrate(data), unit, model != "none")
+
+    def integrate_radial(self, data, npt, npt_rad=100, correctSolidAngle=True, radial_range=None,
+                         azimuth_range=None, mask=None, dummy=None, delta_dummy=None, polarization_factor=None,
+                         dark=None, flat=None, method="csr", unit="chi_deg", radial_unit="q_nm^-1", empty=0.0,
+                         renormalize=False):
+        """pyFAI's integrate_radial: the intensity in npt azimuthal bins
+        (chi, degrees), summed over npt_rad radial bins of radial_unit in
+        radial_range; result.radial holds the chi centres."""
+        if unit != "chi_deg":
+            raise _kiln.InvalidArgument("integrate_radial: unit %r; kiln gives chi in degrees ('chi_deg')" % (unit,))
+        ai = self._integrator_for(data, locals(), "none", npt=int(npt_rad), unit=radial_unit, npt_azim=int(npt),
+                                  radial_sum=True)
+        return self._result(ai.integrate(data), unit, False)
 
     def sigma_clip(self, data, npt, correctSolidAngle=True, variance=None, error_model=None,
                    radial_range=None, mask=None, dummy=None, delta_dummy=None, polarization_factor=None,

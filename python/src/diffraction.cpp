@@ -185,6 +185,8 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
 
     py::class_<AzimuthalResult>(m, "AzimuthalResult", "What AzimuthalIntegrator.integrate returns.")
         .def_property_readonly("radial", [](const AzimuthalResult& r) { return numpy_of(r.radial, "float64"); })
+        .def_property_readonly("azimuthal", [](const AzimuthalResult& r) { return numpy_of(r.azimuthal, "float64"); },
+                               "A cake's azimuth bin centres (chi, degrees); empty for a 1-D result.")
         .def_readonly("intensity", &AzimuthalResult::intensity)
         .def_readonly("sigma", &AzimuthalResult::sigma)
         .def_readonly("sem", &AzimuthalResult::sem)
@@ -207,15 +209,21 @@ the GPU with kiln.decode_bslz4 (to_device does both).)")
 Geometry as pyFAI's (metres, radians): dist, poni1, poni2, rot1-3, pixel1,
 pixel2, wavelength; shape is the detector's (rows, cols). The matrix of
 npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', 'd*2_A^-2' or
-'chi_deg') is built once.)")
+'chi_deg') is built once. npt_azim > 0 makes a 2-D cake (results (npt_azim, npt),
+or (frames, npt_azim, npt)); azimuth_range (chi, degrees) limits the cake or,
+in 1-D, integrates a sector; radial_sum merges the cake's radial bins (pyFAI's
+integrate_radial: intensity against chi). pixel_split: 'no', 'bbox' or
+'full' (True: 'bbox'); renormalize: pyFAI 0.21's rule for pixels cut by a
+range edge.)")
         .def(py::init([](const py::handle& shape, double pixel1, double pixel2, double dist, double poni1,
                          double poni2, double rot1, double rot2, double rot3, double wavelength, size_t npt,
                          const std::string& unit, const std::optional<std::pair<double, double>>& radial_range,
                          const py::object& pixel_split, const py::object& dark, const py::object& flat, const py::object& mask,
                          bool solid_angle, const std::optional<double>& polarization_factor,
                          const std::optional<double>& dummy, double delta_dummy, const std::string& error_model,
-                         const py::object& variance, double empty, bool dark_variance,
-                         const py::object& context) {
+                         const py::object& variance, double empty, bool dark_variance, size_t npt_azim,
+                         const std::optional<std::pair<double, double>>& azimuth_range, bool renormalize,
+                         bool radial_sum, const py::object& context) {
                  const Shape s = shape_from(shape);
                  if (s.ndim() != 2) throw InvalidArgument("shape must be the detector's (rows, cols)");
                  AzimuthalSetup a;
@@ -241,8 +249,23 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
                  a.variance = optional_host(variance);
                  a.empty = empty;
                  a.dark_variance = dark_variance;
+                 a.azimuth_bins = npt_azim;
+                 a.azimuth_range = azimuth_range;
+                 a.renormalize = renormalize;
+                 if (radial_sum && npt_azim == 0)
+                     throw InvalidArgument("radial_sum merges a cake's radial bins; give npt_azim > 0");
                  const Context ctx = context_of(context);
                  py::gil_scoped_release release;  // building the matrix takes a while
+                 if (radial_sum) {
+                     std::vector<uint8_t> mask_bytes;
+                     if (a.mask) {
+                         mask_bytes.resize(a.mask->size());
+                         for (size_t i = 0; i < mask_bytes.size(); ++i) mask_bytes[i] = a.mask->at(i) != 0;
+                     }
+                     const CsrSpec spec{a.unit, a.bins, a.range, a.azimuth_bins, a.azimuth_range, a.split, a.renormalize};
+                     const auto cake = cached_csr(a.geometry, spec, a.mask ? &mask_bytes : nullptr);
+                     a.csr = std::make_shared<const Csr>(merge_radial(*cake));
+                 }
                  return new AzimuthalIntegrator(ctx, a);
              }),
              py::arg("shape"), py::arg("pixel1"), py::arg("pixel2"), py::arg("dist"), py::arg("poni1"),
@@ -252,7 +275,8 @@ npt bins in `unit` (pyFAI's 'q_nm^-1', 'q_A^-1', '2th_deg', '2th_rad', 'r_mm', '
              py::arg("flat") = py::none(), py::arg("mask") = py::none(), py::arg("solid_angle") = false,
              py::arg("polarization_factor") = py::none(), py::arg("dummy") = py::none(), py::arg("delta_dummy") = 0.0,
              py::arg("error_model") = "poisson", py::arg("variance") = py::none(), py::arg("empty") = 0.0,
-             py::arg("dark_variance") = true, py::arg("context") = py::none())
+             py::arg("dark_variance") = true, py::arg("npt_azim") = 0, py::arg("azimuth_range") = py::none(),
+             py::arg("renormalize") = false, py::arg("radial_sum") = false, py::arg("context") = py::none())
         .def("integrate", [](const AzimuthalIntegrator& ai, const py::handle& frames) {
             const Array f = to_array(frames);
             py::gil_scoped_release release;

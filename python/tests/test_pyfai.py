@@ -177,3 +177,47 @@ def test_separate_splits_frame_into_bragg_and_amorphous():
     prof = ai.medfilt1d(frame, 16, unit="2th_deg", method="csr_nosplit", mask=mask, correctSolidAngle=False)
     expect = np.interp(fixture("centre_2th_deg"), prof.radial, prof.intensity)
     np.testing.assert_allclose(amorphous[mask == 0], expect[mask == 0], rtol=1e-5)
+
+
+def split_case(name):
+    with open(os.path.join(DATA, "split", "cases.txt")) as f:
+        for line in f:
+            v = line.split()
+            if v[0] == name:
+                return v
+
+
+def split_integrator():
+    # make_split_fixtures.py's integrator(): the beam on the detector.
+    return kiln.Integrator(dist=0.05, poni1=18.3 * 75e-6, poni2=20.6 * 100e-6, rot1=0.004, rot2=-0.006, rot3=0.1,
+                           wavelength=1.0e-10, pixel1=75e-6, pixel2=100e-6, shape=(37, 41))
+
+
+def test_integrate2d_matches_pyfai():
+    # Without splitting, over the pixels' own extent (make_split_fixtures.py).
+    _, _, split, unit, bins, azim = split_case("2d_no_2th_auto")[:6]
+    ref = np.load(os.path.join(DATA, "split", "2d_no_2th_auto.npy"))  # sum_signal, count, intensity
+    axes = np.load(os.path.join(DATA, "split", "2d_no_2th_auto_axes.npy"))
+    frame = np.load(os.path.join(DATA, "split", "frame.npy"))
+    res = split_integrator().integrate2d(frame, int(bins), int(azim), unit=unit, method=split,
+                                         correctSolidAngle=False)
+    assert res.intensity.shape == (int(azim), int(bins))
+    # The same pixels in every bin; pyFAI's float32 positions and sums: 1e-6.
+    np.testing.assert_array_equal(res.count, ref[1])
+    np.testing.assert_allclose(res.sum_signal, ref[0], rtol=1e-6)
+    # pyFAI widens its automatic upper edge by a float32 ulp: centres within
+    # 1e-6 of the axis extent (test_pyfai_split.cpp).
+    extent = np.ptp(axes[:int(bins)])
+    np.testing.assert_allclose(res.radial, axes[:int(bins)], rtol=0, atol=1e-6 * extent)
+    np.testing.assert_allclose(res.azimuthal, axes[int(bins):], atol=1e-4)
+
+
+def test_integrate_radial_matches_pyfai():
+    _, _, split, unit, bins, azim = split_case("radial_no_q")[:6]
+    ref = np.load(os.path.join(DATA, "split", "radial_no_q.npy"))  # chi centres, sum_signal, count, intensity
+    frame = np.load(os.path.join(DATA, "split", "frame.npy"))
+    res = split_integrator().integrate_radial(frame, int(azim), npt_rad=int(bins), radial_unit=unit,
+                                              method=split, correctSolidAngle=False)
+    np.testing.assert_array_equal(res.count, ref[2])
+    np.testing.assert_allclose(res.intensity, ref[3], rtol=1e-6)
+    np.testing.assert_allclose(res.radial, ref[0], atol=1e-4)

@@ -140,6 +140,9 @@ TEST_CASE("medfilt1d refuses quantiles outside 0 <= q_lo <= q_hi <= 1", "[ops][a
     s.error_model = IntegrateParams::ErrorModel::azimuthal;
     AzimuthalIntegrator azimuthal(ctx, s);
     CHECK_THROWS_WITH(azimuthal.medfilt1d(frame), Catch::Contains("azimuthal error model"));
+    AzimuthalSetup cake = setup_for(small_geometry(), false, Accumulation::automatic);
+    cake.azimuth_bins = 4;
+    CHECK_THROWS_WITH(AzimuthalIntegrator(ctx, cake).separate(frame), Catch::Contains("1-D profile"));
     CHECK_THROWS_AS(cpu::medfilt(azimuthal.csr(), frame_of(small_geometry(), DType::uint16, 1), azimuthal.cpu_params()),
                     InvalidArgument);
 }

@@ -182,8 +182,9 @@ public:
     /// bin centres), multiplied back by the pixel's flat * solid angle *
     /// polarization and plus its dark, is the amorphous part; bragg = frame -
     /// amorphous. With restore_mask, pixels of the set-up mask hold the
-    /// frame's value in both. Needs the geometry (InvalidArgument when the
-    /// integrator was given a matrix without one).
+    /// frame's value in both. Needs the geometry and a 1-D profile
+    /// (InvalidArgument when the integrator was given a matrix without a
+    /// geometry, or makes a cake).
     AzimuthalSeparation separate(const Array& frames, double q_lo = 0.5, double q_hi = 0.5,
                                  bool restore_mask = true) const;
     /// The same with a background profile of one's own, e.g. sigma_clip()'s,
