@@ -228,12 +228,16 @@ std::vector<std::string> pyfai_header_lines(const ProfileMeta& m) {
 }
 
 TextProfileWriter::TextProfileWriter(std::string path, std::string shown)
-    : path_(std::move(path)), shown_(shown.empty() ? path_ : std::move(shown)) {}
+    : path_(std::move(path)), shown_(shown.empty() ? path_ : std::move(shown)) {
+    const fs::path p(path_);
+    partial_ = (p.parent_path() / ("." + p.stem().string() + ".kiln-partial" + p.extension().string())).string();
+}
 
 TextProfileWriter::~TextProfileWriter() {
     if (finished_) return;
     std::error_code ignored;
     for (const std::string& f : written_) fs::remove(f, ignored);
+    fs::remove(partial_, ignored);
 }
 
 std::string TextProfileWriter::frame_file(const std::string& path, size_t frame) {
@@ -274,17 +278,15 @@ void TextProfileWriter::write(size_t first, size_t n, std::span<const float* con
         if (layout_.single) {
             write_text_file(target, text);
         } else {
-            // Whole or not at all: a temporary beside it, renamed.
-            std::error_code ec;
-            const std::string tmp = create_temporary_beside(target, ec);
-            if (tmp.empty()) throw IoError(target + ": cannot create a file beside it: " + ec.message());
+            // Whole or not at all: written beside it, renamed.
             try {
-                write_text_file(tmp, text);
+                write_text_file(partial_, text);
             } catch (...) {
-                fs::remove(tmp, ec);
+                std::error_code ec;
+                fs::remove(partial_, ec);
                 throw;
             }
-            if (const std::error_code failed = move_into_place(tmp, target))
+            if (const std::error_code failed = move_into_place(partial_, target))
                 throw IoError(target + ": cannot move the finished file into place: " + failed.message());
             written_.push_back(target);
         }

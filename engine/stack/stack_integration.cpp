@@ -289,14 +289,18 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
         for (size_t k = 0; k < n; ++k) off.push_back(off.back() + slot_bytes(entries[b * batch + k]));
         capacity = std::max<size_t>(capacity, off.back());
     }
-    bool any_compressed = false;
-    for (const Entry& e : entries) any_compressed = any_compressed || e.coding == ChunkCoding::bslz4;
+    bool any_compressed = false, any_host_decoded = false;
+    for (size_t k = 0; k < total; ++k) {
+        const Entry& e = entries[k];
+        any_compressed = any_compressed || e.coding == ChunkCoding::bslz4;
+        any_host_decoded = any_host_decoded || e.host_decode || (!e.direct && m.readers[m.part_of(k)]);
+    }
     StackSummary summary;
     summary.total = total;
     summary.batch = batch;
-    summary.path = any_compressed    ? "compressed chunks decoded on the GPU"
-                   : o.cpu_decompress ? "chunks decoded on the host"
-                                      : "frames pushed raw";
+    summary.path = any_compressed     ? "compressed chunks decoded on the GPU"
+                   : any_host_decoded ? "frames decoded on the host"
+                                      : "frames pushed from the file";
 
     io::ProfileLayout layout;
     meta.radial = integ.csr().bin_centers;

@@ -136,7 +136,8 @@ private:
 /// without a "sigma" field). One file per frame: for a single frame PATH
 /// itself; for a stack STEM_00000.EXT, STEM_00001.EXT... beside PATH
 /// (frame numbers of five digits or more, counted across the run), each
-/// written whole under a temporary name and renamed as its frame completes.
+/// written whole under a temporary name (partial_file(), the same for every
+/// frame) and renamed as its frame completes.
 /// A writer destroyed without finish() removes the frame files it wrote.
 /// Cake (2-D) profiles are refused (InvalidArgument at begin()).
 class TextProfileWriter : public ProfileSink {
@@ -152,9 +153,13 @@ public:
 
     /// The file frame `frame` of a stack is written to, for output `path`.
     static std::string frame_file(const std::string& path, size_t frame);
+    /// Where a stack's frame file is written before it is renamed
+    /// (.STEM.kiln-partial.EXT beside PATH): what a process stopped at once
+    /// must remove.
+    const std::string& partial_file() const { return partial_; }
 
 private:
-    std::string path_, shown_, header_;
+    std::string path_, shown_, header_, partial_;
     ProfileLayout layout_;
     std::vector<std::string> written_;
     bool finished_ = false;
