@@ -127,13 +127,13 @@ std::string FrameStack::where(size_t frame) const {
 
 namespace {
 
-// How one frame travels: read from the file at an offset (the stored chunk),
-// or produced on the host (a frame HDF5 decodes, an array file's frame).
+// How one frame travels: its chunk read from the file with pread (direct),
+// or the frame produced on the host (a frame HDF5 decodes, an array file's).
 struct Entry {
-    uint64_t offset = 0, bytes = 0;  // in the file (direct); bytes is also the slot's share
-    ChunkCoding coding = ChunkCoding::raw;  // as the GPU gets it
-    bool direct = false;     // read with pread
-    bool host_decode = false;  // direct bitshuffle-LZ4, decoded on the host (cpu_decompress)
+    uint64_t stored = 0;  // direct: the chunk's stored size, from the chunk index
+    uint64_t share = 0;   // bytes it takes in its slot
+    ChunkCoding coding = ChunkCoding::raw;  // as the GPU gets it; a direct frame's is set by its reader
+    bool direct = false;
 };
 
 // The field of a result by its name.
@@ -257,27 +257,31 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
     const size_t batches = (total + batch - 1) / batch;
     const size_t frame_bytes = byte_size(Shape{m.rows, m.cols}, m.dtype), elem = dtype_size(m.dtype);
 
-    // Every frame's way in, from the chunk indexes: what the slots must hold.
+    // Every frame's way in and its share of a slot, from the chunk indexes'
+    // sizes (a quick lookup each; where a chunk lies is looked up by the
+    // reader threads, as they go: HDF5 1.10 finds that in time growing with
+    // the frame's index, so doing it ahead for every frame would cost the
+    // square of the stack's length before the first batch).
     std::vector<Entry> entries(total);
+    bool any_direct = false, any_host_decoded = false;
     for (size_t p = 0; p < m.parts.size(); ++p) {
         const FrameStack::Part& part = m.parts[p];
+        const io::FrameStackReader* reader = m.readers[p].get();
         for (size_t k = 0; k < part.frames; ++k) {
             Entry& e = entries[part.first + k];
-            e.bytes = frame_bytes;
-            if (!m.readers[p]) continue;
-            if (const auto at = m.readers[p]->stored_chunk(k)) {
-                e.direct = true;
-                e.offset = at->offset;
-                e.bytes = at->bytes;
-                e.coding = at->coding;
-                if (o.cpu_decompress && e.coding == ChunkCoding::bslz4) {
-                    e.host_decode = true;
-                    e.coding = ChunkCoding::raw;
-                }
+            e.share = frame_bytes;
+            if (!reader) continue;
+            any_host_decoded = any_host_decoded || !reader->gpu_decodable() || o.cpu_decompress;
+            if (!reader->gpu_decodable() || !reader->own_file()) continue;
+            try {
+                e.stored = reader->chunk_bytes(k);
+            } catch (const IoError&) {
+                continue;  // never written: read_frame gives HDF5's fill value
             }
+            e.direct = any_direct = true;
+            if (!o.cpu_decompress) e.share = e.stored;
         }
     }
-    const auto slot_bytes = [&](const Entry& e) { return e.host_decode ? frame_bytes : e.bytes; };
     std::vector<size_t> batch_first(batches);
     std::vector<std::vector<uint64_t>> offsets(batches);
     size_t capacity = 0;
@@ -286,21 +290,15 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
         const size_t n = std::min(batch, total - b * batch);
         auto& off = offsets[b];
         off.assign(1, 0);
-        for (size_t k = 0; k < n; ++k) off.push_back(off.back() + slot_bytes(entries[b * batch + k]));
+        for (size_t k = 0; k < n; ++k) off.push_back(off.back() + entries[b * batch + k].share);
         capacity = std::max<size_t>(capacity, off.back());
-    }
-    bool any_compressed = false, any_host_decoded = false;
-    for (size_t k = 0; k < total; ++k) {
-        const Entry& e = entries[k];
-        any_compressed = any_compressed || e.coding == ChunkCoding::bslz4;
-        any_host_decoded = any_host_decoded || e.host_decode || (!e.direct && m.readers[m.part_of(k)]);
     }
     StackSummary summary;
     summary.total = total;
     summary.batch = batch;
-    summary.path = any_compressed     ? "compressed chunks decoded on the GPU"
-                   : any_host_decoded ? "frames decoded on the host"
-                                      : "frames pushed from the file";
+    summary.path = any_direct && !o.cpu_decompress ? "compressed chunks decoded on the GPU"
+                   : any_host_decoded               ? "frames decoded on the host"
+                                                    : "frames pushed from the file";
 
     io::ProfileLayout layout;
     meta.radial = integ.csr().bin_centers;
@@ -339,17 +337,24 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
     const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u);
     summary.readers = threads;
     auto load = [&](size_t frame, std::byte* dst) {
-        const Entry& e = entries[frame];
+        Entry& e = entries[frame];
         const size_t p = m.part_of(frame);
         const size_t local = frame - m.parts[p].first;
-        if (e.direct && !e.host_decode) {
-            m.files[p]->read_at(e.offset, std::span<std::byte>(dst, e.bytes));
-        } else if (e.direct) {
-            thread_local std::vector<uint8_t> chunk;
-            chunk.resize(e.bytes);
-            m.files[p]->read_at(e.offset, std::as_writable_bytes(std::span<uint8_t>(chunk)));
-            bslz4_decompress(chunk, elem, std::span<uint8_t>(reinterpret_cast<uint8_t*>(dst), frame_bytes),
-                             stack.where(frame));
+        if (e.direct) {
+            const auto at = m.readers[p]->stored_chunk(local);  // where it lies (under HDF5's lock)
+            if (!at || at->bytes != e.stored)
+                throw IoError(stack.where(frame) + ": its chunk changed while the stack was read");
+            if (o.cpu_decompress && at->coding == ChunkCoding::bslz4) {
+                thread_local std::vector<uint8_t> chunk;
+                chunk.resize(at->bytes);
+                m.files[p]->read_at(at->offset, std::as_writable_bytes(std::span<uint8_t>(chunk)));
+                bslz4_decompress(chunk, elem, std::span<uint8_t>(reinterpret_cast<uint8_t*>(dst), frame_bytes),
+                                 stack.where(frame));
+                e.coding = ChunkCoding::raw;
+            } else {
+                m.files[p]->read_at(at->offset, std::span<std::byte>(dst, at->bytes));
+                e.coding = at->coding;
+            }
         } else if (m.readers[p]) {
             const HostArray f = m.readers[p]->read_frame(local);
             std::memcpy(dst, f.data(), frame_bytes);
@@ -395,7 +400,7 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
             coding.resize(n);
             for (size_t k = 0; k < n; ++k) {
                 const Entry& e = entries[batch_first[b] + k];
-                sizes[k] = slot_bytes(e);
+                sizes[k] = e.share;
                 coding[k] = e.coding;
             }
             try {
