@@ -9,14 +9,24 @@
 //               pushed compressed and decoded on the GPU, double-buffered (the
 //               host parses a batch while the GPU decodes the one before);
 //   lz4-dec     GPU time of decoding one compressed frame.
+//   az-file     frames/s of the same stack read from an HDF5 file (in the page
+//               cache) to a .npy of profiles, all the way: integrate_stack,
+//               the driver of `kiln integrate-azimuthal` (reader threads,
+//               GPU decode and integration, writing, overlapped). Frames:
+//               $KILN_BENCH_FILE_FRAMES (default 1000; 16 small), in
+//               $TMPDIR; $KILN_BENCH_KEEP_STACK=1 keeps the file for timing
+//               the CLI itself (bench/cli_stack.sh).
 // Every workload checks a frame against the CPU reference (cpu::integrate, or
-// the frame itself for decoding). No disk I/O anywhere.
+// the frame itself for decoding). No disk I/O but in az-file.
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <numbers>
@@ -26,7 +36,10 @@
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
 #include "kiln/bslz4_host.hpp"
+#include "kiln/io.hpp"
+#include "kiln/profile_io.hpp"
 #include "kiln/random.hpp"
+#include "kiln/stack_integration.hpp"
 #include "kiln/reference/integrate.hpp"
 
 namespace kiln::bench {
@@ -266,6 +279,57 @@ Result throughput(Context& ctx, Size size, int n, bool compressed) {
     return r;
 }
 
+// The stack as an HDF5 file of `total` frames (the chunks repeated), read
+// through once so that it is in the page cache; then integrate_stack from it
+// to a .npy, timed whole.
+Result from_file(Context& ctx, Size size, int n) {
+    const Stack& s = stack(size);
+    size_t total = size == Size::full ? 1000 : 16;
+    if (const char* e = std::getenv("KILN_BENCH_FILE_FRAMES"); e && *e) total = std::stoul(e);
+    const bool keep = std::getenv("KILN_BENCH_KEEP_STACK") != nullptr;
+    const auto tmp = std::filesystem::temp_directory_path();
+    const std::string path = (tmp / ("kiln_bench_stack_" + std::to_string(s.g.rows) + "x" + std::to_string(s.g.cols) +
+                                     "_" + std::to_string(total) + ".h5")).string();
+    const std::string out = (tmp / "kiln_bench_profiles.npy").string();
+    if (!std::filesystem::exists(path)) {
+        io::FrameStackWriter w(path, "/entry/data/data", s.g.rows, s.g.cols, DType::uint32, true);
+        for (size_t k = 0; k < total; ++k) w.write_chunk(s.chunks[k % s.chunks.size()]);
+        w.close();
+    }
+    {
+        std::ifstream in(path, std::ios::binary);
+        std::vector<char> buf(1 << 24);
+        while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) {
+        }
+    }
+    AzimuthalIntegrator integ(ctx, setup(s.g, false, true));
+    const FrameStack frames({path});
+    StackOptions o;
+    o.batch = size == Size::full ? 32 : 8;
+    o.fields = {"intensity"};
+    std::vector<double> wall;
+    StackSummary last;
+    for (int rep = 0; rep < std::max(2, n / 10); ++rep) {  // the first one warms up
+        io::NpyProfileWriter npy(out, "intensity");
+        last = integrate_stack(ctx, integ, frames, npy, o);
+        if (rep > 0) wall.push_back(last.seconds * 1e3 / double(total));
+    }
+    Result r;
+    r.wall_ms = median_of(wall);
+    r.metrics["frames/s"] = 1000.0 / r.wall_ms;
+    r.metrics["frames"] = double(total);
+    r.metrics["batch"] = double(last.batch);
+    r.metrics["readers"] = double(last.readers);
+    r.metrics["MB/frame"] = double(std::filesystem::file_size(path)) / double(total) / 1e6;
+    r.note = "per frame, file to file";
+    const HostArray profiles = io::read_npy(out);
+    const auto first = profiles.as<float>();
+    check(r, integ, host_frame(s, 0), std::vector<float>(first.begin(), first.begin() + long(integ.bins())));
+    std::filesystem::remove(out);
+    if (!keep) std::filesystem::remove(path);
+    return r;
+}
+
 Register w15{{"W15", "CSR integrate Eiger 4M, 1000 bins, no split", "azimuthal", [](Context& c, Size s, int n) {
     return one_frame(c, s, n, false, AzimuthalKernels::fused, Accumulation::automatic);
 }}};
@@ -285,6 +349,9 @@ Register az_raw{{"az-raw", "Eiger 4M stack, raw uint32 pushed (pinned)", "azimut
                  [](Context& c, Size s, int n) { return throughput(c, s, n, false); }}};
 Register az_lz4{{"az-lz4", "Eiger 4M stack, bslz4 pushed, GPU decode", "azimuthal",
                  [](Context& c, Size s, int n) { return throughput(c, s, n, true); }}};
+
+Register az_file{{"az-file", "Eiger 4M stack, HDF5 file to .npy (driver)", "azimuthal",
+                  [](Context& c, Size s, int n) { return from_file(c, s, n); }}};
 
 Register lz4_dec{{"lz4-dec", "bitshuffle-LZ4 decode of one Eiger 4M frame", "azimuthal", [](Context& ctx, Size size, int n) {
     const Stack& s = stack(size);

@@ -28,6 +28,9 @@ struct Globals {
     std::string trace;        ///< Chrome trace output
     bool json = false;        ///< scalars and tables as JSON
     std::optional<Context> ctx;
+    /// The exit status of a command that succeeded (130: stopped by Ctrl-C
+    /// with what it finished written).
+    int exit_code = 0;
     /// The running command's output files, moved into place when it succeeds.
     Outputs outputs;
     /// Output-file options of each subcommand (add_output), claimed before

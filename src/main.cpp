@@ -21,7 +21,8 @@ const char* const footer =
     "Outputs are written whole or not at all: a command that fails leaves none behind.\n"
     "Exit codes: 0 success; 1 bad input or other kiln error (\"kiln: internal error\" for anything\n"
     "unexpected); 2 usage (unknown option, missing or malformed value); 3 out of memory (host or\n"
-    "device); 4 I/O error (a file cannot be read or written, or its contents are malformed).\n";
+    "device); 4 I/O error (a file cannot be read or written, or its contents are malformed);\n"
+    "130 interrupted (Ctrl-C or SIGTERM) after writing what was finished (integrate-azimuthal).\n";
 
 int fail(int code, const std::string& message) {
     std::cerr << "kiln: " << message << "\n";
@@ -30,10 +31,10 @@ int fail(int code, const std::string& message) {
 
 // Parses and runs the command; every exception ends here as a message and an
 // exit code, never as an abort.
-int run(CLI::App& app, int argc, char** argv) {
+int run(CLI::App& app, const kiln::cli::Globals& g, int argc, char** argv) {
     try {
         app.parse(argc, argv);
-        return ok;
+        return g.exit_code;
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? ok : usage;  // --help and --version are parse "errors" too
     } catch (const kiln::OutOfMemory& e) {
@@ -78,5 +79,5 @@ int main(int argc, char** argv) {
         for (auto& d : devices) std::cout << d.summary();
     });
     for (auto& family : cli::command_families()) family(app, g);
-    return run(app, argc, argv);
+    return run(app, g, argc, argv);
 }

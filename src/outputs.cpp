@@ -63,6 +63,13 @@ void Outputs::commit() {
     files_.clear();
 }
 
+std::vector<std::string> Outputs::temporaries() const {
+    std::vector<std::string> out;
+    for (const File& f : files_)
+        if (!f.temporary.empty()) out.push_back(f.temporary);
+    return out;
+}
+
 void Outputs::remove_temporaries() {
     for (const File& f : files_) {
         std::error_code ignored;

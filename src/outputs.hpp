@@ -29,6 +29,8 @@ public:
     /// Renames every written temporary into place, in the order claimed, and
     /// removes the temporaries of outputs that were claimed but not written.
     void commit();
+    /// The temporaries claimed so far (what an immediate exit must remove).
+    std::vector<std::string> temporaries() const;
 
 private:
     struct File {

@@ -88,6 +88,13 @@ FrameStackReader::FrameStackReader(const std::string& path, const std::string& d
             hsize_t userblock = 0;
             H5Pget_userblock(fcpl.get(), &userblock);
             base_ = userblock;
+            // A dataset reached through an external link lies in another
+            // file, whose offsets stored_chunk must not hand out as this one's.
+            H5O_info_t file_info{}, dset_info{};
+            own_file_ = H5Oget_info_by_name2(file_, "/", &file_info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+                        H5Oget_info2(dset_, &dset_info, H5O_INFO_BASIC) >= 0 &&
+                        file_info.fileno == dset_info.fileno;
+            H5Eclear2(H5E_DEFAULT);
         }
         if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
             hsize_t chunk[3] = {1, 0, 0};
@@ -170,6 +177,7 @@ FrameStackReader& FrameStackReader::operator=(FrameStackReader&& o) noexcept {
         base_ = o.base_;
         one_frame_chunks_ = o.one_frame_chunks_;
         rank3_ = o.rank3_;
+        own_file_ = o.own_file_;
     }
     return *this;
 }
@@ -205,44 +213,62 @@ void FrameStackReader::for_each_chunk(size_t frame, F&& f) const {
     }
 }
 
-void FrameStackReader::check_stored(size_t frame, bool decoding) const {
-    // HDF5 trusts its chunk index: a chunk recorded past the end of the file
-    // (a truncated file, or a crafted index) makes it copy beyond its own
-    // buffers. Every chunk a frame touches must lie within the file, and an
-    // unfiltered chunk must have a chunk's size.
-    const auto beyond = [&](uint64_t address, uint64_t bytes) {
-        return address > file_size_ || base_ > file_size_ - address || bytes > file_size_ - address - base_;
-    };
-    const auto refuse = [&](uint64_t address, uint64_t bytes) {
+// HDF5 trusts its chunk index: a chunk recorded past the end of the file (a
+// truncated file, or a crafted index) makes it copy beyond its own buffers.
+void FrameStackReader::check_within_file(size_t frame, uint64_t address, uint64_t bytes) const {
+    if (address > file_size_ || base_ > file_size_ - address || bytes > file_size_ - address - base_)
         throw IoError(where(frame) + ": its data at byte " + std::to_string(base_ + address) + " (" +
                       std::to_string(bytes) + " bytes) lies beyond the end of the file (" +
                       std::to_string(file_size_) +
                       " bytes): the file is truncated or its chunk index is corrupt");
-    };
+}
+
+void FrameStackReader::check_chunk(size_t frame, const ChunkAt& at, bool decoding) const {
+    if (!at.stored) return;  // never written: the fill value
+    check_within_file(frame, at.address, at.bytes);
+    // HDF5 passes a chunk through an optional filter it does not have
+    // as if unfiltered, copying a chunk's size from a shorter buffer.
+    if (decoding && (at.mask & missing_filters_) != missing_filters_)
+        throw IoError(where(frame) + ": its chunk is stored through HDF5 filter " + missing_ids_ +
+                      ", which this HDF5 does not have (install its plugin and set HDF5_PLUGIN_PATH)");
+    // A chunk whose filter mask skips every filter is stored as is.
+    const uint64_t nominal = chunk_[0] * chunk_[1] * chunk_[2] * dtype_size(dtype_);
+    const unsigned all = filters_ >= 32 ? ~0u : (1u << filters_) - 1;
+    if ((!filtered_ || (at.mask & all) == all) && at.bytes != nominal)
+        throw IoError(where(frame) + ": an unfiltered chunk of " + std::to_string(at.bytes) +
+                      " bytes in a dataset whose chunks hold " + std::to_string(nominal) +
+                      " (corrupt chunk index)");
+}
+
+void FrameStackReader::check_stored(size_t frame, bool decoding) const {
+    // Every chunk a frame touches must lie within the file, and an
+    // unfiltered chunk must have a chunk's size.
     if (!chunked_) {
         const haddr_t address = H5Dget_offset(dset_);
         const hsize_t bytes = H5Dget_storage_size(dset_);
-        if (address != HADDR_UNDEF && beyond(address, bytes)) refuse(address, bytes);
+        if (address != HADDR_UNDEF) check_within_file(frame, address, bytes);
         return;
     }
-    const uint64_t nominal = chunk_[0] * chunk_[1] * chunk_[2] * dtype_size(dtype_);
+    for_each_chunk(frame, [&](const ChunkAt& at) { check_chunk(frame, at, decoding); });
+}
+
+std::optional<FrameStackReader::StoredChunk> FrameStackReader::stored_chunk(size_t frame) const {
+    check_frame(frame);
+    if (!gpu_decodable() || !own_file_) return std::nullopt;
+    HdfCall guard;
+    std::optional<StoredChunk> out;
     for_each_chunk(frame, [&](const ChunkAt& at) {
-        const unsigned mask = at.mask;
-        const uint64_t address = at.address, bytes = at.bytes;
-        if (!at.stored) return;  // never written: the fill value
-        if (beyond(address, bytes)) refuse(address, bytes);
-        // HDF5 passes a chunk through an optional filter it does not have
-        // as if unfiltered, copying a chunk's size from a shorter buffer.
-        if (decoding && (mask & missing_filters_) != missing_filters_)
-            throw IoError(where(frame) + ": its chunk is stored through HDF5 filter " + missing_ids_ +
-                          ", which this HDF5 does not have (install its plugin and set HDF5_PLUGIN_PATH)");
-        // A chunk whose filter mask skips every filter is stored as is.
-        const unsigned all = filters_ >= 32 ? ~0u : (1u << filters_) - 1;
-        if ((!filtered_ || (mask & all) == all) && bytes != nominal)
-            throw IoError(where(frame) + ": an unfiltered chunk of " + std::to_string(bytes) +
-                          " bytes in a dataset whose chunks hold " + std::to_string(nominal) +
-                          " (corrupt chunk index)");
+        check_chunk(frame, at, false);
+        if (!at.stored) return;  // never written: read_for_decoder gives the fill value
+        const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
+        const bool raw = (at.mask & bitshuffle_filters_) != 0;  // check_chunk: then a frame's bytes
+        if (!raw && at.bytes > most_compressed(frame_bytes))
+            throw IoError(where(frame) + ": its chunk declares " + std::to_string(at.bytes) +
+                          " bytes, more than a frame of " + std::to_string(frame_bytes) +
+                          " bytes takes compressed");
+        out = StoredChunk{base_ + at.address, at.bytes, raw ? ChunkCoding::raw : ChunkCoding::bslz4};
     });
+    return out;
 }
 
 size_t FrameStackReader::chunk_bytes(size_t frame) const {

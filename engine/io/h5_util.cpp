@@ -57,6 +57,11 @@ std::optional<DType> dtype_of_h5(hid_t type) {
     }
 }
 
+std::recursive_mutex& hdf5_mutex() {
+    static std::recursive_mutex m;
+    return m;
+}
+
 void close_dataset_and_file(int64_t& dset, int64_t& file) noexcept {
     if (dset < 0 && file < 0) return;
     HdfCall guard;

@@ -7,6 +7,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -21,7 +22,14 @@ static_assert(std::is_same_v<hid_t, int64_t>, "kiln/io.hpp stores HDF5 handles a
 inline constexpr H5Z_filter_t bslz4_filter = 32008;
 inline constexpr unsigned bslz4_lz4 = 2;  // the plugin's "compression" option for LZ4
 
-// Every stretch of HDF5 calls runs under this guard. HDF5 prints its error
+// The lock every stretch of HDF5 calls holds (HdfCall): Debian's HDF5 is the
+// serial build, which must not be entered from two threads at once, and a
+// stack integration reads index entries and writes profiles from different
+// threads. Recursive: a guarded stretch may call another.
+std::recursive_mutex& hdf5_mutex();
+
+// Every stretch of HDF5 calls runs under this guard, holding hdf5_mutex().
+// HDF5 prints its error
 // stack to stderr by default; inside kiln its errors become exceptions
 // instead, and the caller's setting is restored after. And HDF5 may load a
 // filter plugin, which can change the process's floating-point environment
@@ -37,7 +45,8 @@ public:
     HdfCall& operator=(const HdfCall&) = delete;
 
 private:
-    FloatEnvGuard fp_;  // constructed first, destroyed last
+    std::lock_guard<std::recursive_mutex> lock_{hdf5_mutex()};  // taken first, released last
+    FloatEnvGuard fp_;
     H5E_auto2_t func_ = nullptr;
     void* data_ = nullptr;
 };

@@ -17,6 +17,16 @@ namespace kiln::io {
 // Chunks written directly are the host's bytes, declared little-endian.
 static_assert(std::endian::native == std::endian::little, "kiln's HDF5 writer assumes little-endian");
 
+namespace {
+
+// Room for one more frame after `frames` (under HdfCall).
+void grow(hid_t dset, size_t frames, size_t rows, size_t cols, const std::string& at) {
+    const hsize_t dims[3] = {hsize_t(frames) + 1, rows, cols};
+    if (H5Dset_extent(dset, dims) < 0) throw IoError(at + ": cannot extend the dataset" + h5_detail());
+}
+
+}  // namespace
+
 FrameStackWriter::FrameStackWriter(const std::string& path, const std::string& dataset, size_t rows,
                                    size_t cols, DType dtype, bool bslz4)
     : path_(path),
@@ -114,16 +124,15 @@ void FrameStackWriter::write_frame(const HostArray& frame) {
         throw InvalidArgument(at + ": got a " + std::string(dtype_name(frame.dtype)) + " array " +
                               frame.shape.str() + "; this stack takes " + std::string(dtype_name(dtype_)) +
                               " frames (" + std::to_string(rows_) + ", " + std::to_string(cols_) + ")");
-    HdfCall guard;
-    const hsize_t dims[3] = {hsize_t(frames_) + 1, rows_, cols_};
-    if (H5Dset_extent(dset_, dims) < 0) throw IoError(at + ": cannot extend the dataset" + h5_detail());
-    const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
     if (bslz4_) {
         const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(frame.data()), frame.nbytes());
-        const std::vector<uint8_t> chunk = bslz4_compress(bytes, dtype_size(dtype_));
-        if (H5Dwrite_chunk(dset_, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) < 0)
-            throw IoError(at + ": writing the compressed chunk failed" + h5_detail());
-    } else {
+        write_chunk(bslz4_compress(bytes, dtype_size(dtype_)));
+        return;
+    }
+    HdfCall guard;
+    grow(dset_, frames_, rows_, cols_, at);
+    const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
+    {
         Handle file_space(H5Dget_space(dset_), H5Sclose);
         const hsize_t count[3] = {1, rows_, cols_};
         H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr);
@@ -132,6 +141,22 @@ void FrameStackWriter::write_frame(const HostArray& frame) {
                      frame.data()) < 0)
             throw IoError(at + ": writing failed" + h5_detail());
     }
+    ++frames_;
+}
+
+void FrameStackWriter::write_chunk(std::span<const uint8_t> chunk) {
+    const std::string at = where() + " frame " + std::to_string(frames_);
+    if (closed_ || dset_ < 0) throw InvalidArgument(at + ": the writer is closed");
+    if (!bslz4_) throw InvalidArgument(at + ": write_chunk takes bitshuffle-LZ4 chunks; this stack is not compressed");
+    const uint64_t frame_bytes = uint64_t(rows_) * cols_ * dtype_size(dtype_);
+    if (chunk.size() < 12 || bslz4_uncompressed_size(chunk, at) != frame_bytes)
+        throw InvalidArgument(at + ": the chunk does not announce a frame of " + std::to_string(frame_bytes) +
+                              " bytes");
+    HdfCall guard;
+    grow(dset_, frames_, rows_, cols_, at);
+    const hsize_t offset[3] = {hsize_t(frames_), 0, 0};
+    if (H5Dwrite_chunk(dset_, H5P_DEFAULT, 0, offset, chunk.size(), chunk.data()) < 0)
+        throw IoError(at + ": writing the compressed chunk failed" + h5_detail());
     ++frames_;
 }
 

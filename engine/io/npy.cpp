@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "io/file.hpp"
+#include "io/npy_header.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::io {
@@ -268,12 +269,25 @@ std::string descr_of(DType t) {
 
 /// Magic, version, length and padded header text for the array.
 std::vector<std::byte> encode_header(const HostArray& a) {
-    std::string dict = "{'descr': '" + descr_of(a.dtype) +
-                       "', 'fortran_order': False, 'shape': " + a.shape.str() + ", }";
-    // With at most three dimensions the header is far below the 64 KiB that
-    // format 1.0's 16-bit length allows, so 2.0 is never needed for writing.
-    size_t size = (10 + dict.size() + 1 + header_align - 1) / header_align * header_align;
-    size_t len = size - 10;
+    std::vector<size_t> dims;
+    for (size_t i = 0; i < a.shape.ndim(); ++i) dims.push_back(a.shape[i]);
+    const std::string out = npy_header(descr_of(a.dtype), dims);
+    auto* p = reinterpret_cast<const std::byte*>(out.data());
+    return {p, p + out.size()};
+}
+
+} // namespace
+
+std::string npy_header(const std::string& descr, const std::vector<size_t>& shape, size_t min_size) {
+    std::string tuple = "(";
+    for (size_t i = 0; i < shape.size(); ++i) tuple += (i ? ", " : "") + std::to_string(shape[i]);
+    tuple += shape.size() == 1 ? ",)" : ")";
+    const std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + tuple + ", }";
+    // Few dimensions keep the header far below the 64 KiB that format 1.0's
+    // 16-bit length allows, so 2.0 is never needed for writing.
+    const size_t size =
+        (std::max(10 + dict.size() + 1, min_size) + header_align - 1) / header_align * header_align;
+    const size_t len = size - 10;
     std::string out(magic, magic_size);
     out += char(1);
     out += char(0);
@@ -282,11 +296,8 @@ std::vector<std::byte> encode_header(const HostArray& a) {
     out += dict;
     out.append(size - out.size() - 1, ' ');
     out += '\n';
-    auto* p = reinterpret_cast<const std::byte*>(out.data());
-    return {p, p + out.size()};
+    return out;
 }
-
-} // namespace
 
 HostArray parse_npy(std::span<const std::byte> bytes, const std::string& name_for_errors) {
     Header h = parse_header(bytes, name_for_errors);

@@ -22,18 +22,18 @@ std::string slurp(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::string binary() {
+}  // namespace
+
+std::string kiln_binary() {
     if (const char* p = std::getenv("KILN_CLI"); p && *p) return p;
     return KILN_CLI;
 }
-
-}  // namespace
 
 CliRun run_kiln(const TempDir& dir, const std::vector<std::string>& args) {
     // stdout and stderr go to files outside dir, so dir holds only what kiln wrote.
     static int counter = 0;
     const std::string base = dir.path.string() + ".run" + std::to_string(counter++);
-    std::string command = "cd " + quoted(dir.path.string()) + " && exec " + quoted(binary());
+    std::string command = "cd " + quoted(dir.path.string()) + " && exec " + quoted(kiln_binary());
     for (const std::string& a : args) command += " " + quoted(a);
     command += " </dev/null >" + quoted(base + ".out") + " 2>" + quoted(base + ".err");
     const int status = std::system(command.c_str());

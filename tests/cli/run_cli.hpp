@@ -14,6 +14,9 @@ struct CliRun {
     std::string what;  ///< the command and all of the above, for INFO(r.what)
 };
 
+/// The kiln binary the tests run ($KILN_CLI, else the build's).
+std::string kiln_binary();
+
 /// Runs kiln with args in `dir` (paths in args are relative to it), no
 /// standard input. Validation stays as the suite has it (on): a validation
 /// message on stderr fails the test.

@@ -1,0 +1,442 @@
+// integrate_stack and FrameStack (kiln/stack_integration.hpp): the pipeline
+// from frame files to profile files. Reader threads fill pinned slots with a
+// batch's chunks, the GPU decodes and integrates a slot per Graph run, and
+// the calling thread launches batches and writes the finished ones.
+#include "kiln/stack_integration.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "io/file.hpp"
+#include "kiln/bslz4.hpp"
+#include "kiln/bslz4_host.hpp"
+#include "kiln/error.hpp"
+#include "kiln/graph.hpp"
+#include "kiln/io.hpp"
+#include "kiln/pinned.hpp"
+
+namespace kiln {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_hdf5(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return ext == ".h5" || ext == ".hdf5" || ext == ".nxs" || ext == ".hdf";
+}
+
+std::string frames_text(const std::string& what, size_t frames, size_t rows, size_t cols, DType t) {
+    return what + " holds frames of " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
+           std::string(dtype_name(t)) + " (" + std::to_string(frames) + " frame" + (frames == 1 ? "" : "s") + ")";
+}
+
+}  // namespace
+
+struct FrameStack::Impl {
+    std::vector<Part> parts;
+    // Per part: the HDF5 reader with a plain descriptor of its file, or the
+    // array file's contents.
+    std::vector<std::unique_ptr<io::FrameStackReader>> readers;
+    std::vector<std::unique_ptr<io::File>> files;
+    std::vector<std::optional<HostArray>> arrays;
+    size_t frames = 0, rows = 0, cols = 0;
+    DType dtype = DType::float32;
+    bool single = false, gpu_decodable = true;
+
+    size_t part_of(size_t frame) const {
+        const auto it = std::upper_bound(parts.begin(), parts.end(), frame,
+                                         [](size_t f, const Part& p) { return f < p.first; });
+        return size_t(it - parts.begin()) - 1;
+    }
+};
+
+FrameStack::FrameStack(const std::vector<std::string>& inputs, const std::string& dataset)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    if (inputs.empty()) throw InvalidArgument("FrameStack: no input file; give one or more frame files");
+    std::string first_what;
+    auto add = [&](Part part, size_t rows, size_t cols, DType t) {
+        const std::string what = "'" + part.path + "'" + (part.dataset.empty() ? "" : ":" + part.dataset);
+        if (m.parts.empty()) {
+            m.rows = rows;
+            m.cols = cols;
+            m.dtype = t;
+            first_what = frames_text(what, part.frames, rows, cols, t);
+        } else if (rows != m.rows || cols != m.cols || t != m.dtype) {
+            throw InvalidArgument(frames_text(what, part.frames, rows, cols, t) + ", but " + first_what +
+                                  "; every input must hold frames of one shape and dtype");
+        }
+        part.first = m.frames;
+        m.frames += part.frames;
+        m.parts.push_back(std::move(part));
+    };
+    for (const std::string& input : inputs) {
+        if (is_hdf5(input)) {
+            for (const io::StackPart& sp : io::stack_parts(input, dataset)) {
+                auto reader = std::make_unique<io::FrameStackReader>(sp.path, sp.dataset);
+                m.gpu_decodable = m.gpu_decodable && reader->gpu_decodable();
+                add(Part{sp.path, sp.dataset, 0, reader->frames()}, reader->rows(), reader->cols(),
+                    reader->dtype());
+                m.files.emplace_back(new io::File(io::File::open_read(sp.path)));  // File does not move
+                m.readers.push_back(std::move(reader));
+                m.arrays.emplace_back();
+            }
+        } else {
+            HostArray a = io::read_array(input);
+            if (a.shape.ndim() < 2)
+                throw InvalidArgument("'" + input + "' holds a " + a.shape.str() +
+                                      " array; give a 2-D frame or a 3-D stack (frames, rows, cols)");
+            m.gpu_decodable = false;
+            m.single = inputs.size() == 1 && a.shape.ndim() == 2;
+            add(Part{input, "", 0, a.shape.z()}, a.shape.y(), a.shape.x(), a.dtype);
+            m.readers.emplace_back();
+            m.files.emplace_back();
+            m.arrays.emplace_back(std::move(a));
+        }
+    }
+    if (m.frames == 0) {
+        std::string names;
+        for (const std::string& input : inputs) names += (names.empty() ? "'" : ", '") + input + "'";
+        throw InvalidArgument(names + (inputs.size() == 1 ? " holds" : " hold") + " no frame to integrate");
+    }
+}
+
+FrameStack::~FrameStack() = default;
+FrameStack::FrameStack(FrameStack&&) noexcept = default;
+FrameStack& FrameStack::operator=(FrameStack&&) noexcept = default;
+size_t FrameStack::frames() const { return impl_->frames; }
+size_t FrameStack::rows() const { return impl_->rows; }
+size_t FrameStack::cols() const { return impl_->cols; }
+DType FrameStack::dtype() const { return impl_->dtype; }
+bool FrameStack::single() const { return impl_->single; }
+const std::vector<FrameStack::Part>& FrameStack::parts() const { return impl_->parts; }
+bool FrameStack::gpu_decodable() const { return impl_->gpu_decodable; }
+
+std::string FrameStack::where(size_t frame) const {
+    const Part& p = impl_->parts[impl_->part_of(frame)];
+    return p.path + (p.dataset.empty() ? "" : ":" + p.dataset) + " frame " + std::to_string(frame - p.first);
+}
+
+namespace {
+
+// How one frame travels: its chunk read from the file with pread (direct),
+// or the frame produced on the host (a frame HDF5 decodes, an array file's).
+struct Entry {
+    uint64_t stored = 0;  // direct: the chunk's stored size, from the chunk index
+    uint64_t share = 0;   // bytes it takes in its slot
+    ChunkCoding coding = ChunkCoding::raw;  // as the GPU gets it; a direct frame's is set by its reader
+    bool direct = false;
+};
+
+// The field of a result by its name.
+const Array& field_of(const AzimuthalResult& r, const std::string& name) {
+    if (name == "intensity") return r.intensity;
+    if (name == "sigma") return r.sigma;
+    if (name == "sem") return r.sem;
+    if (name == "std") return r.std;
+    if (name == "count") return r.count;
+    if (name == "sum_signal") return r.sum_signal;
+    if (name == "sum_variance") return r.sum_variance;
+    if (name == "sum_normalization") return r.sum_normalization;
+    if (name == "sum_normalization_sq") return r.sum_normalization_sq;
+    throw InvalidArgument("integrate_stack: unknown field '" + name +
+                          "'; accepted: intensity, sigma, sem, std, count, sum_signal, sum_variance, "
+                          "sum_normalization, sum_normalization_sq");
+}
+
+// Reader threads filling the pinned slots: batch b goes to slot b % slots,
+// once batch b - slots has been written (release()).
+class Loader {
+public:
+    using Load = std::function<void(size_t frame, std::byte* dst)>;
+
+    Loader(unsigned threads, size_t slots, size_t batches, std::vector<size_t> batch_first,
+           std::vector<std::vector<uint64_t>> offsets, std::function<std::byte*(size_t slot)> base, Load load)
+        : slots_(slots),
+          batches_(batches),
+          first_(std::move(batch_first)),
+          offsets_(std::move(offsets)),
+          load_(std::move(load)),
+          base_(std::move(base)),
+          filled_(slots, 0) {
+        for (unsigned w = 0; w < threads; ++w) pool_.emplace_back([this, w, threads] { work(w, threads); });
+    }
+    ~Loader() { stop(); }
+
+    // Waits until batch b is in its slot; rethrows a reader's error.
+    void wait(size_t b) {
+        std::unique_lock lock(m_);
+        main_cv_.wait(lock, [&] { return error_ || filled_[b % slots_] == pool_.size(); });
+        if (error_) std::rethrow_exception(error_);
+        filled_[b % slots_] = 0;
+    }
+    // Batch b is written: its slot may take batch b + slots.
+    void release(size_t b) {
+        {
+            std::lock_guard lock(m_);
+            released_ = b + 1;
+        }
+        work_cv_.notify_all();
+    }
+    void stop() noexcept {
+        {
+            std::lock_guard lock(m_);
+            abort_ = true;
+        }
+        work_cv_.notify_all();
+        for (auto& t : pool_)
+            if (t.joinable()) t.join();
+    }
+
+private:
+    void work(unsigned w, unsigned threads) {
+        for (size_t b = 0; b < batches_; ++b) {
+            {
+                std::unique_lock lock(m_);
+                work_cv_.wait(lock, [&] { return abort_ || b < released_ + slots_; });
+                if (abort_) return;
+            }
+            try {
+                std::byte* slot = base_(b % slots_);
+                const auto& off = offsets_[b];
+                for (size_t k = w; k + 1 < off.size(); k += threads) load_(first_[b] + k, slot + off[k]);
+            } catch (...) {
+                {
+                    std::lock_guard lock(m_);
+                    if (!error_) error_ = std::current_exception();
+                    abort_ = true;
+                }
+                main_cv_.notify_all();
+                work_cv_.notify_all();
+                return;
+            }
+            {
+                std::lock_guard lock(m_);
+                ++filled_[b % slots_];
+            }
+            main_cv_.notify_all();
+        }
+    }
+
+    size_t slots_, batches_;
+    std::vector<size_t> first_;
+    std::vector<std::vector<uint64_t>> offsets_;  // per batch: frames' offsets in the slot, and the end
+    Load load_;
+    std::function<std::byte*(size_t)> base_;
+    std::mutex m_;
+    std::condition_variable main_cv_, work_cv_;
+    std::vector<size_t> filled_;  // per slot: threads done with its batch
+    size_t released_ = 0;
+    bool abort_ = false;
+    std::exception_ptr error_;
+    std::vector<std::thread> pool_;
+};
+
+}  // namespace
+
+StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& integ, const FrameStack& stack,
+                             io::ProfileSink& sink, const StackOptions& o, io::ProfileMeta meta) {
+    const auto t0 = Clock::now();
+    const auto since = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    Context ctx = ctx_in;
+    const FrameStack::Impl& m = stack.impl();
+    if (o.batch == 0) throw InvalidArgument("integrate_stack: batch is 0; integrate at least one frame a batch");
+    if (integ.pixels() != m.rows * m.cols)
+        throw InvalidArgument("integrate_stack: the integrator is made for " + std::to_string(integ.pixels()) +
+                              " pixels, the frames hold " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
+    for (const std::string& f : o.fields) (void)field_of(AzimuthalResult{}, f);
+    const size_t total = m.frames, batch = std::min(o.batch, total);
+    const size_t batches = (total + batch - 1) / batch;
+    const size_t frame_bytes = byte_size(Shape{m.rows, m.cols}, m.dtype), elem = dtype_size(m.dtype);
+
+    // Every frame's way in and its share of a slot, from the chunk indexes'
+    // sizes (a quick lookup each; where a chunk lies is looked up by the
+    // reader threads, as they go: HDF5 1.10 finds that in time growing with
+    // the frame's index, so doing it ahead for every frame would cost the
+    // square of the stack's length before the first batch).
+    std::vector<Entry> entries(total);
+    bool any_direct = false, any_host_decoded = false;
+    for (size_t p = 0; p < m.parts.size(); ++p) {
+        const FrameStack::Part& part = m.parts[p];
+        const io::FrameStackReader* reader = m.readers[p].get();
+        for (size_t k = 0; k < part.frames; ++k) {
+            Entry& e = entries[part.first + k];
+            e.share = frame_bytes;
+            if (!reader) continue;
+            any_host_decoded = any_host_decoded || !reader->gpu_decodable() || o.cpu_decompress;
+            if (!reader->gpu_decodable() || !reader->own_file()) continue;
+            try {
+                e.stored = reader->chunk_bytes(k);
+            } catch (const IoError&) {
+                continue;  // never written: read_frame gives HDF5's fill value
+            }
+            e.direct = any_direct = true;
+            if (!o.cpu_decompress) e.share = e.stored;
+        }
+    }
+    std::vector<size_t> batch_first(batches);
+    std::vector<std::vector<uint64_t>> offsets(batches);
+    size_t capacity = 0;
+    for (size_t b = 0; b < batches; ++b) {
+        batch_first[b] = b * batch;
+        const size_t n = std::min(batch, total - b * batch);
+        auto& off = offsets[b];
+        off.assign(1, 0);
+        for (size_t k = 0; k < n; ++k) off.push_back(off.back() + entries[b * batch + k].share);
+        capacity = std::max<size_t>(capacity, off.back());
+    }
+    StackSummary summary;
+    summary.total = total;
+    summary.batch = batch;
+    summary.path = any_direct && !o.cpu_decompress ? "compressed chunks decoded on the GPU"
+                   : any_host_decoded               ? "frames decoded on the host"
+                                                    : "frames pushed from the file";
+
+    io::ProfileLayout layout;
+    const Csr& csr = integ.csr();
+    // A cake's rows are (azimuth, radial): its radial centres are the first row's.
+    const size_t radial_bins = csr.azimuth_bins ? csr.bins / csr.azimuth_bins : csr.bins;
+    meta.radial.assign(csr.bin_centers.begin(), csr.bin_centers.begin() + long(radial_bins));
+    meta.radial_unit = radial_name(csr.unit);
+    if (csr.azimuth_bins) {
+        meta.azimuthal = csr.azimuth_centers;
+        meta.azimuthal_unit = radial_name(Radial::chi_deg);
+    }
+    if (meta.sources.empty())
+        for (const auto& part : m.parts) meta.sources.push_back(part.path);
+    layout.meta = std::move(meta);
+    layout.fields = o.fields;
+    layout.frames = total;
+    layout.single = m.single;
+
+    // Slots: pinned input, decoder, graph and pinned profiles each.
+    constexpr size_t slots = 3;
+    const size_t field_bytes = batch * layout.frame_values() * sizeof(float);
+    PinnedBuffer in(ctx, slots * capacity), out(ctx, slots * o.fields.size() * field_bytes);
+    const auto in_slot = [&](size_t s) { return in.data() + s * capacity; };
+    const auto out_field = [&](size_t s, size_t f) {
+        return reinterpret_cast<float*>(out.data() + (s * o.fields.size() + f) * field_bytes);
+    };
+    std::vector<std::unique_ptr<Bslz4Decoder>> decoders;
+    std::vector<std::unique_ptr<Graph>> graphs;
+    for (size_t s = 0; s < slots; ++s) {
+        decoders.push_back(std::make_unique<Bslz4Decoder>(ctx, Shape{m.rows, m.cols}, m.dtype, batch, capacity));
+        graphs.push_back(std::make_unique<Graph>(ctx));
+        auto capture = graphs.back()->capture();
+        decoders[s]->record(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(s)), capacity));
+        const Array& frames = decoders[s]->output();
+        const AzimuthalResult r =
+            o.sigma_clip_kappa ? integ.sigma_clip(frames, *o.sigma_clip_kappa, o.sigma_clip_iter, o.sigma_clip_threshold)
+            : o.medfilt        ? integ.medfilt1d(frames, o.medfilt->first, o.medfilt->second)
+                               : integ.integrate(frames);
+        for (size_t f = 0; f < o.fields.size(); ++f) field_of(r, o.fields[f]).pull(out_field(s, f), field_bytes);
+    }
+
+    // The readers: pread into the slot (several threads at once: no HDF5),
+    // host decoding, or HDF5 and array files for the rest.
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u);
+    summary.readers = threads;
+    auto load = [&](size_t frame, std::byte* dst) {
+        Entry& e = entries[frame];
+        const size_t p = m.part_of(frame);
+        const size_t local = frame - m.parts[p].first;
+        if (e.direct) {
+            const auto at = m.readers[p]->stored_chunk(local);  // where it lies (under HDF5's lock)
+            if (!at || at->bytes != e.stored)
+                throw IoError(stack.where(frame) + ": its chunk changed while the stack was read");
+            if (o.cpu_decompress && at->coding == ChunkCoding::bslz4) {
+                thread_local std::vector<uint8_t> chunk;
+                chunk.resize(at->bytes);
+                m.files[p]->read_at(at->offset, std::as_writable_bytes(std::span<uint8_t>(chunk)));
+                bslz4_decompress(chunk, elem, std::span<uint8_t>(reinterpret_cast<uint8_t*>(dst), frame_bytes),
+                                 stack.where(frame));
+                e.coding = ChunkCoding::raw;
+            } else {
+                m.files[p]->read_at(at->offset, std::span<std::byte>(dst, at->bytes));
+                e.coding = at->coding;
+            }
+        } else if (m.readers[p]) {
+            const HostArray f = m.readers[p]->read_frame(local);
+            std::memcpy(dst, f.data(), frame_bytes);
+        } else {
+            std::memcpy(dst, static_cast<const std::byte*>(m.arrays[p]->data()) + local * frame_bytes, frame_bytes);
+        }
+    };
+    // Names the files behind a failed batch's frames.
+    const auto in_files = [&](size_t b) {
+        const size_t first = batch_first[b], last = first + offsets[b].size() - 2;
+        return " (frames " + std::to_string(first) + " to " + std::to_string(last) + " of the run: from " +
+               stack.where(first) + " to " + stack.where(last) + ")";
+    };
+    Loader loader(threads, slots, batches, batch_first, offsets, in_slot, load);
+    size_t launched = 0, completed = 0, written = 0;
+    std::vector<size_t> sizes;
+    std::vector<ChunkCoding> coding;
+    const auto complete = [&](size_t b) {
+        const size_t s = b % slots, n = offsets[b].size() - 1;
+        try {
+            decoders[s]->check();
+        } catch (const IoError& e) {
+            throw IoError(e.what() + in_files(b));
+        }
+        std::vector<const float*> fields;
+        for (size_t f = 0; f < o.fields.size(); ++f) fields.push_back(out_field(s, f));
+        sink.write(batch_first[b], n, fields);
+        written += n;
+        completed = b + 1;
+        loader.release(b);
+        if (o.progress) o.progress(StackProgress{written, total, since()});
+    };
+    try {
+        sink.begin(layout);
+        for (size_t b = 0; b < batches; ++b) {
+            if (o.stop && o.stop->load()) {
+                summary.stopped = true;
+                break;
+            }
+            loader.wait(b);
+            const size_t s = b % slots, n = offsets[b].size() - 1;
+            sizes.resize(n);
+            coding.resize(n);
+            for (size_t k = 0; k < n; ++k) {
+                const Entry& e = entries[batch_first[b] + k];
+                sizes[k] = e.share;
+                coding[k] = e.coding;
+            }
+            try {
+                decoders[s]->stage(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(s)),
+                                                            offsets[b].back()),
+                                   sizes, batch_first[b], "frame", coding);
+            } catch (const IoError& e) {
+                throw IoError(e.what() + in_files(b));
+            }
+            graphs[s]->launch();
+            launched = b + 1;
+            if (b >= 1) complete(b - 1);
+        }
+        while (completed < launched) complete(completed);
+        loader.stop();
+        sink.finish(written);
+    } catch (...) {
+        loader.stop();
+        try {
+            ctx.sync();  // no GPU work left reading or writing the slots
+        } catch (...) {
+        }
+        throw;
+    }
+    summary.frames = written;
+    summary.seconds = since();
+    return summary;
+}
+
+}  // namespace kiln
