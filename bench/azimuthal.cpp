@@ -3,6 +3,8 @@
 //   W15 / W16   GPU time of one frame's CSR integration, 1000 q bins, without
 //               and with pixel splitting (fused kernel; "s": pyFAI's separate
 //               pre-processing kernel; "k": compensated float32 sums);
+//   W17         the same into a 500 x 360 cake (integrate2d), without and
+//               ("s") with bbox splitting;
 //   az-raw      frames/s of a stack held in pinned memory as raw uint32,
 //               pushed and integrated batch by batch (a Graph run per batch);
 //   az-lz4      the same stack held bitshuffle-LZ4 compressed (kiln::bslz4_compress),
@@ -154,11 +156,13 @@ void check(Result& r, const AzimuthalIntegrator& integ, const HostArray& frame, 
         }
 }
 
-Result one_frame(Context& ctx, Size size, int n, bool split, AzimuthalKernels kernels, Accumulation acc) {
+Result one_frame(Context& ctx, Size size, int n, bool split, AzimuthalKernels kernels, Accumulation acc,
+                 const std::function<void(AzimuthalSetup&)>& adjust = {}) {
     const Stack& s = stack(size);
     AzimuthalSetup st = setup(s.g, split, false);
     st.kernels = kernels;
     st.accumulation = acc;
+    if (adjust) adjust(st);
     AzimuthalIntegrator integ(ctx, st);
     const HostArray h = host_frame(s, 0);
     Array frame = Array::from_host(ctx, h);
@@ -344,6 +348,21 @@ Register w16{{"W16", "CSR integrate Eiger 4M, 1000 bins, split", "azimuthal", []
 }}};
 Register w16s{{"W16s", "W16 with a separate preprocess kernel", "azimuthal", [](Context& c, Size s, int n) {
     return one_frame(c, s, n, true, AzimuthalKernels::separate, Accumulation::automatic);
+}}};
+// pyFAI's integrate2d: a cake of 360 azimuthal x 500 radial bins (small:
+// 36 x 100, a tenth of the pixels per side's worth).
+std::function<void(AzimuthalSetup&)> cake(Size size) {
+    const bool full = size == Size::full;
+    return [full](AzimuthalSetup& s) {
+        s.bins = full ? 500 : 100;
+        s.azimuth_bins = full ? 360 : 36;
+    };
+}
+Register w17{{"W17", "CSR integrate2d Eiger 4M, 500 x 360 bins, no split", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, false, AzimuthalKernels::fused, Accumulation::automatic, cake(s));
+}}};
+Register w17s{{"W17s", "W17 with bbox pixel splitting", "azimuthal", [](Context& c, Size s, int n) {
+    return one_frame(c, s, n, true, AzimuthalKernels::fused, Accumulation::automatic, cake(s));
 }}};
 Register az_raw{{"az-raw", "Eiger 4M stack, raw uint32 pushed (pinned)", "azimuthal",
                  [](Context& c, Size s, int n) { return throughput(c, s, n, false); }}};

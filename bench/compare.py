@@ -113,6 +113,20 @@ def radial_csr(rows=2162, cols=2068, bins=1000, split=False, seed=0):
     return m
 
 
+def cake_csr(rows=2162, cols=2068, rad_bins=500, azim_bins=360, seed=0):
+    """A cake's CSR matrix like pyFAI's integrate2d without splitting: each
+    pixel in the (azimuth, radius) bin of its centre, around a beam centre."""
+    y, x = np.mgrid[0:rows, 0:cols]
+    r = np.hypot(y - rows * 0.45, x - cols * 0.52).ravel()
+    chi = np.arctan2(y - rows * 0.45, x - cols * 0.52).ravel()
+    rb = np.minimum((r / r.max() * rad_bins).astype(np.int64), rad_bins - 1)
+    ab = np.minimum(((chi + np.pi) / (2 * np.pi) * azim_bins).astype(np.int64), azim_bins - 1)
+    pix = np.arange(r.size)
+    m = sp.csr_matrix((np.ones(r.size, np.float32), (ab * rad_bins + rb, pix)), shape=(rad_bins * azim_bins, r.size))
+    m.sum_duplicates()
+    return m
+
+
 def to_host(x):
     """CuPy results (arrays, tuples, lists, scalars) as NumPy values."""
     if cp is not None and isinstance(x, cp.ndarray):
@@ -303,14 +317,14 @@ def peer_workloads(sky_path):
         return lambda: cp.median(a)
     w["W14"] = ("median of 4M float32", w14, lambda: (lambda: np.median(m4)))
 
-    for wid, split in (("W15", False), ("W16", True)):
-        m = radial_csr(split=split)
+    for wid, split in (("W15", False), ("W16", True), ("W17", None)):
+        m = radial_csr(split=split) if split is not None else cake_csr()
         vec = np.random.default_rng(7).random(m.shape[1], dtype=np.float32)
 
         def make(m=m, vec=vec):
             gm, gv = csp.csr_matrix(m), cp.asarray(vec)
             return lambda: gm @ gv
-        w[wid] = (f"CSR SpMV 1000 bins x Eiger 4M, {m.nnz / 1e6:.1f}M nnz", make,
+        w[wid] = (f"CSR SpMV {m.shape[0]} bins x Eiger 4M, {m.nnz / 1e6:.1f}M nnz", make,
                   (lambda m=m, vec=vec: (lambda: m @ vec)))
     return w
 
