@@ -4,7 +4,8 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 //! variants2: uint8 int8 uint16 int16 uint32 int32 float32 float64 x float32 float64
-// CSR azimuthal integration: one workgroup per (bin, frame) reduces the
+// CSR azimuthal integration: one workgroup per (bin, frame) (with
+// SUBGROUP_ROWS, for short rows such as a cake's, one subgroup) reduces the
 // bin's entries (pixel, weight c) to sum c*signal, c^2*variance, c*norm,
 // c^2*norm^2 and c*valid, then writes intensity, sem, std and the sums
 // (cpu::integrate's definitions). T is the frame's dtype; U the accumulator:
@@ -29,6 +30,7 @@ layout(constant_id = 7) const uint UNIT_WEIGHTS = 0; // every weight is 1 (no pi
 layout(constant_id = 8) const uint HAS_DUMMY = 0;
 layout(constant_id = 9) const uint SEGMENTS = 0;     // rows are segments of bins
 layout(constant_id = 10) const uint DARK_VARIANCE = 1; // poisson: max(raw, 1) + dark, else max(raw, 1)
+layout(constant_id = 11) const uint SUBGROUP_ROWS = 0; // each subgroup reduces rows of its own (short rows)
 
 layout(push_constant) uniform P {
     uint pixels, rows, bins, pad1;  // rows: bins, or segments with SEGMENTS
@@ -57,10 +59,15 @@ layout(std430, binding = 18) readonly buffer BinSeg { uint bin_seg[]; };
 const uint MAX_SUBGROUPS = 64;
 shared Acc s_part[5][MAX_SUBGROUPS];
 
-// Reduces the five sums over the workgroup; invocation 0 gets the totals.
-void reduce(inout Acc a[5]) {
+// Reduces the five sums over the subgroup (a butterfly: every lane gets the totals).
+void reduce_subgroup(inout Acc a[5]) {
     for (uint o = gl_SubgroupSize / 2u; o > 0u; o >>= 1u)
         [[unroll]] for (uint k = 0u; k < 5u; ++k) acc_merge(a[k], subgroupShuffleXor(a[k], o));
+}
+
+// Reduces the five sums over the workgroup; invocation 0 gets the totals.
+void reduce(inout Acc a[5]) {
+    reduce_subgroup(a);
     if (gl_SubgroupInvocationID == 0u)
         [[unroll]] for (uint k = 0u; k < 5u; ++k) s_part[k][gl_SubgroupID] = a[k];
     memoryBarrierShared();
@@ -72,25 +79,36 @@ void reduce(inout Acc a[5]) {
 
 shared U s_mean;
 
-// The azimuthal model's variance of row [start, end): sum c n (s/n - mean)^2
-// with the row's mean, from the totals `a` of invocation 0, into its a[1].
-void azimuthal_spread(uint base, uint start, uint end, inout Acc a[5]) {
-    const uint lid = gl_LocalInvocationID.x;
-    if (lid == 0u) s_mean = acc_value(a[2]) != U(0) ? acc_value(a[0]) / acc_value(a[2]) : U(0);
-    memoryBarrierShared();
-    barrier();  // s_mean written, and s_part read by invocation 0
-    const U mean = s_mean;
+// The azimuthal model's variance of row [start, end) (entries first, first +
+// stride, ...: this invocation's share): sum c n (s/n - mean)^2 with the
+// row's mean, from the totals `a` of invocation 0 (of every lane with
+// SUBGROUP_ROWS), into its a[1].
+void azimuthal_spread(uint base, uint first, uint end, uint stride, inout Acc a[5]) {
+    U mean;
+    if (SUBGROUP_ROWS != 0u) {
+        mean = acc_value(a[2]) != U(0) ? acc_value(a[0]) / acc_value(a[2]) : U(0);
+    } else {
+        if (gl_LocalInvocationID.x == 0u) s_mean = acc_value(a[2]) != U(0) ? acc_value(a[0]) / acc_value(a[2]) : U(0);
+        memoryBarrierShared();
+        barrier();  // s_mean written, and s_part read by invocation 0
+        mean = s_mean;
+    }
     Acc b[5];
     [[unroll]] for (uint k = 0u; k < 5u; ++k) b[k] = acc_zero();
-    for (uint e = start + lid; e < end; e += gl_WorkGroupSize.x) {
+    for (uint e = first; e < end; e += stride) {
         U s, v, n;
         if (!terms(base, cols[e], s, v, n)) continue;
         const U c = U(UNIT_WEIGHTS != 0u ? 1.0 : weights[e]);
         const U d = s / n - mean;
         acc_add(b[1], c * n * d * d);
     }
-    reduce(b);
-    if (lid == 0u) a[1] = b[1];
+    if (SUBGROUP_ROWS != 0u) {
+        reduce_subgroup(b);
+        a[1] = b[1];
+    } else {
+        reduce(b);
+        if (gl_LocalInvocationID.x == 0u) a[1] = b[1];
+    }
 }
 
 // Adds to merged totals t those of a later part b: for the azimuthal model
@@ -146,38 +164,60 @@ void store(uint frame, uint row, Acc a[5]) {
 
 const uint UNROLL = 4;
 
+// Adds this invocation's share of row [start, end) of the frame at base to
+// the five sums: entries first, first + stride, ...
+void accumulate(uint base, uint first, uint end, uint stride, inout Acc a[5]) {
+    for (uint e0 = first; e0 < end; e0 += stride * UNROLL) {
+        uint px[UNROLL];
+        float c[UNROLL];
+        // Loads first, so the gathers of several entries are in flight together.
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
+            const uint e = e0 + u * stride;
+            px[u] = e < end ? cols[e] : 0xFFFFFFFFu;
+            c[u] = e < end ? (UNIT_WEIGHTS != 0u ? 1.0 : weights[e]) : 0.0;
+        }
+        [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
+            if (px[u] == 0xFFFFFFFFu) continue;
+            U s, v, n;
+            if (!terms(base, px[u], s, v, n)) continue;
+            const U cu = U(c[u]);
+            acc_add(a[0], cu * s);
+            acc_add(a[1], cu * cu * v);
+            acc_add(a[2], cu * n);
+            acc_add(a[3], cu * cu * n * n);
+            acc_add(a[4], cu);
+        }
+    }
+}
+
 void main() {
     const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     const uint frame = gl_WorkGroupID.y;
     const uint base = frame * p.pixels;
+    if (SUBGROUP_ROWS != 0u) {
+        // Short rows (a cake's bins): a subgroup per row, no barriers; the
+        // loop is uniform within a subgroup, so its shuffles are too.
+        const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize;
+        for (uint row = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; row < p.rows;
+             row += gl_NumWorkGroups.x * gl_NumSubgroups) {
+            const uint start = indptr[row], end = indptr[row + 1u];
+            Acc a[5];
+            [[unroll]] for (uint k = 0u; k < 5u; ++k) a[k] = acc_zero();
+            accumulate(base, start + lane, end, lanes, a);
+            reduce_subgroup(a);
+            if (ERROR_MODEL == 3u) azimuthal_spread(base, start + lane, end, lanes, a);
+            if (lane == 0u) store(frame, row, a);
+        }
+        return;
+    }
     // A row: a bin, or a segment of one.
     for (uint bin = gl_WorkGroupID.x; bin < p.rows; bin += gl_NumWorkGroups.x) {
         const uint start = indptr[bin], end = indptr[bin + 1u];
         Acc a[5];
         [[unroll]] for (uint k = 0u; k < 5u; ++k) a[k] = acc_zero();
-        for (uint e0 = start + lid; e0 < end; e0 += wg * UNROLL) {
-            uint px[UNROLL];
-            float c[UNROLL];
-            // Loads first, so the gathers of several entries are in flight together.
-            [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
-                const uint e = e0 + u * wg;
-                px[u] = e < end ? cols[e] : 0xFFFFFFFFu;
-                c[u] = e < end ? (UNIT_WEIGHTS != 0u ? 1.0 : weights[e]) : 0.0;
-            }
-            [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
-                if (px[u] == 0xFFFFFFFFu) continue;
-                U s, v, n;
-                if (!terms(base, px[u], s, v, n)) continue;
-                const U cu = U(c[u]);
-                acc_add(a[0], cu * s);
-                acc_add(a[1], cu * cu * v);
-                acc_add(a[2], cu * n);
-                acc_add(a[3], cu * cu * n * n);
-                acc_add(a[4], cu);
-            }
-        }
+        accumulate(base, start + lid, end, wg, a);
         reduce(a);
-        if (ERROR_MODEL == 3u) azimuthal_spread(base, start, end, a);
+        if (ERROR_MODEL == 3u) azimuthal_spread(base, start + lid, end, wg, a);
         if (lid == 0u) store(frame, bin, a);
         barrier();  // s_part is reused by the next row
     }

@@ -25,7 +25,9 @@ struct IntegrateParams {
     /// has the definitions): none; poisson, max(raw, 1) (+ the dark, see
     /// dark_variance); variance, the given array; azimuthal, the spread of
     /// the pixels' normalized values around their bin's mean (pyFAI 0.21's
-    /// error_model="azimuthal" of its CSR integrator).
+    /// error_model="azimuthal" of its CSR integrator). With compensated
+    /// float32 sums (Accumulation::compensated) a bin of equal values gets a
+    /// spread of about an ulp of the value rather than 0.
     enum class ErrorModel { none, poisson, variance, azimuthal } error_model = ErrorModel::poisson;
     const HostArray* variance = nullptr;  ///< per-pixel variance, for ErrorModel::variance
     /// Poisson model with a dark: true adds the dark to the variance,
