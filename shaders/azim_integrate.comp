@@ -30,7 +30,8 @@ layout(constant_id = 7) const uint UNIT_WEIGHTS = 0; // every weight is 1 (no pi
 layout(constant_id = 8) const uint HAS_DUMMY = 0;
 layout(constant_id = 9) const uint SEGMENTS = 0;     // rows are segments of bins
 layout(constant_id = 10) const uint DARK_VARIANCE = 1; // poisson: max(raw, 1) + dark, else max(raw, 1)
-layout(constant_id = 11) const uint SUBGROUP_ROWS = 0; // each subgroup reduces rows of its own (short rows)
+layout(constant_id = 11) const uint SUBGROUP_ROWS = 0; // lanes of a subgroup reduce rows of their own (short rows)
+layout(constant_id = 12) const uint ROW_LANES = 32;    // with SUBGROUP_ROWS: lanes a row (a power of 2)
 
 layout(push_constant) uniform P {
     uint pixels, rows, bins, pad1;  // rows: bins, or segments with SEGMENTS
@@ -59,15 +60,16 @@ layout(std430, binding = 18) readonly buffer BinSeg { uint bin_seg[]; };
 const uint MAX_SUBGROUPS = 64;
 shared Acc s_part[5][MAX_SUBGROUPS];
 
-// Reduces the five sums over the subgroup (a butterfly: every lane gets the totals).
-void reduce_subgroup(inout Acc a[5]) {
-    for (uint o = gl_SubgroupSize / 2u; o > 0u; o >>= 1u)
+// Reduces the five sums over clusters of `lanes` lanes of the subgroup (a
+// power of 2; a butterfly: every lane of a cluster gets its totals).
+void reduce_lanes(inout Acc a[5], uint lanes) {
+    for (uint o = lanes / 2u; o > 0u; o >>= 1u)
         [[unroll]] for (uint k = 0u; k < 5u; ++k) acc_merge(a[k], subgroupShuffleXor(a[k], o));
 }
 
 // Reduces the five sums over the workgroup; invocation 0 gets the totals.
 void reduce(inout Acc a[5]) {
-    reduce_subgroup(a);
+    reduce_lanes(a, gl_SubgroupSize);
     if (gl_SubgroupInvocationID == 0u)
         [[unroll]] for (uint k = 0u; k < 5u; ++k) s_part[k][gl_SubgroupID] = a[k];
     memoryBarrierShared();
@@ -82,7 +84,7 @@ shared U s_mean;
 // The azimuthal model's variance of row [start, end) (entries first, first +
 // stride, ...: this invocation's share): sum c n (s/n - mean)^2 with the
 // row's mean, from the totals `a` of invocation 0 (of every lane with
-// SUBGROUP_ROWS), into its a[1].
+// SUBGROUP_ROWS, where stride is the row's lanes), into its a[1].
 void azimuthal_spread(uint base, uint first, uint end, uint stride, inout Acc a[5]) {
     U mean;
     if (SUBGROUP_ROWS != 0u) {
@@ -103,7 +105,7 @@ void azimuthal_spread(uint base, uint first, uint end, uint stride, inout Acc a[
         acc_add(b[1], c * n * d * d);
     }
     if (SUBGROUP_ROWS != 0u) {
-        reduce_subgroup(b);
+        reduce_lanes(b, stride);
         a[1] = b[1];
     } else {
         reduce(b);
@@ -195,18 +197,25 @@ void main() {
     const uint frame = gl_WorkGroupID.y;
     const uint base = frame * p.pixels;
     if (SUBGROUP_ROWS != 0u) {
-        // Short rows (a cake's bins): a subgroup per row, no barriers; the
-        // loop is uniform within a subgroup, so its shuffles are too.
-        const uint lane = gl_SubgroupInvocationID, lanes = gl_SubgroupSize;
-        for (uint row = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; row < p.rows;
-             row += gl_NumWorkGroups.x * gl_NumSubgroups) {
-            const uint start = indptr[row], end = indptr[row + 1u];
+        // Short rows (a cake's bins): each row to a cluster of `lanes` lanes
+        // of a subgroup, no barriers. The loop runs alike for the whole
+        // subgroup (a cluster past the last row adds nothing), so its
+        // shuffles are uniform.
+        const uint lanes = min(ROW_LANES, gl_SubgroupSize);
+        const uint lane = gl_SubgroupInvocationID % lanes, clusters = gl_SubgroupSize / lanes;
+        const uint cluster = gl_SubgroupInvocationID / lanes;
+        const uint row_groups = (p.rows + clusters - 1u) / clusters;
+        for (uint g = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; g < row_groups;
+             g += gl_NumWorkGroups.x * gl_NumSubgroups) {
+            const uint row = g * clusters + cluster;
+            const bool live = row < p.rows;
+            const uint start = live ? indptr[row] : 0u, end = live ? indptr[row + 1u] : 0u;
             Acc a[5];
             [[unroll]] for (uint k = 0u; k < 5u; ++k) a[k] = acc_zero();
             accumulate(base, start + lane, end, lanes, a);
-            reduce_subgroup(a);
+            reduce_lanes(a, lanes);
             if (ERROR_MODEL == 3u) azimuthal_spread(base, start + lane, end, lanes, a);
-            if (lane == 0u) store(frame, row, a);
+            if (live && lane == 0u) store(frame, row, a);
         }
         return;
     }

@@ -42,8 +42,8 @@ struct ClipPush {
 static_assert(sizeof(ClipPush) == 48);
 
 constexpr int max_clip_iterations = 64;  // azim_clip.comp's MAX_ITER
-// integrate() gives each row a subgroup rather than a workgroup when rows
-// hold fewer than this many entries per subgroup lane on average (the
+// integrate() gives each row lanes of a subgroup rather than a workgroup when
+// rows hold fewer than this many entries per subgroup lane on average (the
 // kernel's 4 loads per pass: one pass of a subgroup).
 constexpr size_t subgroup_rows_below = 4;
 constexpr size_t default_segment_entries = 8192;  // the fastest of 512 to 8192 for W15 and W16 on an H200
@@ -339,15 +339,19 @@ AzimuthalResult AzimuthalIntegrator::integrate(const Array& frames) const {
     d.spec(separate ? 1 : 0).spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
     d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0).spec(m.segments ? 1 : 0);
     // Rows shorter than a subgroup's loads per pass (a cake's bins) each go to
-    // one subgroup, several rows a workgroup, rather than a workgroup each.
+    // a cluster of lanes of a subgroup, the fewest power of 2 whose 4 loads a
+    // lane cover the mean row, rather than to a workgroup each.
     const uint32_t subgroup = std::max<uint32_t>(1, m.ctx->device().subgroup_size);
-    const bool subgroup_rows = !m.segments && m.csr->nnz() < size_t(subgroup_rows_below) * subgroup * m.bins;
-    d.spec(m.dark_variance ? 1 : 0).spec(subgroup_rows ? 1 : 0);
+    const size_t mean_row = (m.csr->nnz() + m.bins - 1) / m.bins;
+    const bool subgroup_rows = !m.segments && mean_row < size_t(subgroup_rows_below) * subgroup;
+    uint32_t lanes = 1;
+    while (lanes < subgroup && size_t(lanes) * subgroup_rows_below < mean_row) lanes *= 2;
+    d.spec(m.dark_variance ? 1 : 0).spec(subgroup_rows ? 1 : 0).spec(lanes);
     if (!m.segments) {
         d.read(m.indptr).read(m.cols).read(m.weights).read(input).read(m.dark_f).read(m.norm_f).read(m.var_f);
         bind_outputs(d, r);
         for (int k = 0; k < 4; ++k) d.read(m.cols);  // bindings 15-18 serve segments only
-        const size_t rows_per_group = subgroup_rows ? std::max<size_t>(1, row_local[0] / subgroup) : 1;
+        const size_t rows_per_group = subgroup_rows ? std::max<size_t>(1, row_local[0] / lanes) : 1;
         const size_t groups = (m.bins + rows_per_group - 1) / rows_per_group;
         d.push(pc).groups(uint32_t(std::min<size_t>({groups, 65535, limit[0]})), uint32_t(n)).record();
         return r;
