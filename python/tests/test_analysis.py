@@ -458,7 +458,13 @@ def test_measure_with_the_label_count_equals_measure_without(rng):
     counted = kiln.measure(image, labels, n=n)
     assert len(counted["label"]) == n
     for key in full:
-        np.testing.assert_array_equal(counted[key], full[key])
+        if np.issubdtype(full[key].dtype, np.floating):
+            # Pixel lists are filled in the order the GPU's atomics decide,
+            # so float64 sums of two runs may differ in the last bit (seen on
+            # an H100: 1.9e-16 relative).
+            np.testing.assert_allclose(counted[key], full[key], rtol=1e-13, atol=0, err_msg=key)
+        else:
+            np.testing.assert_array_equal(counted[key], full[key], err_msg=key)
     np.testing.assert_allclose(counted["sum"], ndi.sum_labels(image, labels.get(), np.arange(1, n + 1)), rtol=1e-6)
     with pytest.raises(kiln.InvalidArgument, match="index or n"):
         kiln.measure(image, labels, index=[1], n=n)
