@@ -29,7 +29,7 @@ std::vector<double> npy(const std::string& name) {
 }
 
 // The geometry of make_fixtures.py's integrator(): rectangular pixels, three
-// rotations, the beam on the detector.
+// rotations, the direct beam just outside the detector (above row 0).
 Geometry fixture_geometry() {
     return Geometry{37, 41, 75e-6, 100e-6, 0.05, 18.3 * 75e-6, 20.6 * 100e-6, 0.02, -0.03, 0.1, 1.0e-10};
 }

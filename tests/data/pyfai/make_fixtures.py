@@ -22,8 +22,9 @@ def save(name, array):
 
 
 def integrator():
-    # Rectangular pixels, all three rotations, the beam inside the detector
-    # (so that chi covers the whole turn).
+    # Rectangular pixels, all three rotations; the tilts put the direct beam
+    # just outside the detector (pyFAI's centre is 1.7 pixels above row 0),
+    # make_split_fixtures.py's smaller ones put it on the detector.
     det = Detector(pixel1=75e-6, pixel2=100e-6, max_shape=SHAPE)
     return AzimuthalIntegrator(dist=0.05, poni1=18.3 * 75e-6, poni2=20.6 * 100e-6, rot1=0.02,
                                rot2=-0.03, rot3=0.1, wavelength=1.0e-10, detector=det)
