@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -25,6 +26,19 @@ std::vector<double> npy_values(const std::filesystem::path& relative) {
     std::vector<double> v(a.size());
     for (size_t i = 0; i < v.size(); ++i) v[i] = a.at(i);
     return v;
+}
+
+std::vector<std::string> data_lines(const std::filesystem::path& relative) {
+    std::ifstream f(data_dir() / relative);
+    REQUIRE(f);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(f, line);)
+        if (!line.empty() && line[0] != '#') out.push_back(line);
+    return out;
+}
+
+Geometry pyfai_fixture_geometry() {
+    return Geometry{37, 41, 75e-6, 100e-6, 0.05, 18.3 * 75e-6, 20.6 * 100e-6, 0.02, -0.03, 0.1, 1.0e-10};
 }
 
 HostArray from_values(const std::vector<size_t>& dims, DType t, const std::vector<double>& values) {

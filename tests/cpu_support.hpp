@@ -12,6 +12,7 @@
 #include "kiln/conv_types.hpp"
 #include "kiln/dtype.hpp"
 #include "kiln/error.hpp"
+#include "kiln/geometry.hpp"
 #include "kiln/host_array.hpp"
 #include "kiln/shape.hpp"
 
@@ -64,6 +65,15 @@ std::filesystem::path data_dir();
 
 /// The values of the .npy file data_dir() / relative, as double.
 std::vector<double> npy_values(const std::filesystem::path& relative);
+
+/// The lines of the text fixture data_dir() / relative that hold data (not
+/// blank, not '#' comments), in order; REQUIREs that the file opens.
+std::vector<std::string> data_lines(const std::filesystem::path& relative);
+
+/// The detector geometry of tests/data/pyfai/make_fixtures.py's integrator()
+/// (also make_stats_fixtures.py's): 37 x 41 rectangular pixels (75 x 100
+/// um), three rotations, the direct beam just outside the detector.
+Geometry pyfai_fixture_geometry();
 
 /// A fresh folder under the system's temporary one (named after the process
 /// and a counter, so parallel test processes never share one), removed with

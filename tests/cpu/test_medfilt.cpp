@@ -24,10 +24,7 @@ HostArray fixture(const std::string& name) {
 }
 
 std::vector<double> doubles(const std::string& name) {
-    const HostArray a = fixture(name);
-    std::vector<double> v(a.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = a.at(i);
-    return v;
+    return test::npy_values(std::filesystem::path("pyfai") / "medfilt" / (name + ".npy"));
 }
 
 template <typename T> std::vector<T> values(const std::string& name) {

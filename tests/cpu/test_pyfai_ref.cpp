@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -28,12 +27,6 @@ std::vector<double> npy(const std::string& name) {
     return test::npy_values(std::filesystem::path("pyfai") / (name + ".npy"));
 }
 
-// The geometry of make_fixtures.py's integrator(): rectangular pixels, three
-// rotations, the direct beam just outside the detector (above row 0).
-Geometry fixture_geometry() {
-    return Geometry{37, 41, 75e-6, 100e-6, 0.05, 18.3 * 75e-6, 20.6 * 100e-6, 0.02, -0.03, 0.1, 1.0e-10};
-}
-
 const std::pair<Radial, const char*> unit_files[] = {
     {Radial::q_nm, "q_nm"}, {Radial::q_A, "q_A"},           {Radial::two_theta_deg, "2th_deg"},
     {Radial::r_mm, "r_mm"}, {Radial::d_star2_A, "dstar2_A"}, {Radial::two_theta_rad, "2th_rad"},
@@ -42,7 +35,7 @@ const std::pair<Radial, const char*> unit_files[] = {
 }  // namespace
 
 TEST_CASE("pixel centres in every unit match pyFAI", "[cpu][azimuthal][geometry][pyfai]") {
-    const Geometry g = fixture_geometry();
+    const Geometry g = test::pyfai_fixture_geometry();
     for (const auto& [unit, file] : unit_files) {
         INFO(radial_name(unit));
         const auto ref = npy("centre_" + std::string(file));
@@ -70,7 +63,7 @@ TEST_CASE("unit names are pyFAI's", "[cpu][azimuthal][geometry]") {
 }
 
 TEST_CASE("1-D integration without splitting matches pyFAI's CSR engine", "[cpu][azimuthal][csr][pyfai]") {
-    const Geometry g = fixture_geometry();
+    const Geometry g = test::pyfai_fixture_geometry();
     const auto frame = npy("frame");
     for (const auto& [unit, file] : unit_files) {
         if (unit == Radial::chi_deg) continue;  // no radial unit of pyFAI 0.21's integrate1d
@@ -105,7 +98,7 @@ TEST_CASE("1-D integration without splitting matches pyFAI's CSR engine", "[cpu]
 }
 
 TEST_CASE("rectangular pixels: x and y scale separately", "[cpu][azimuthal][geometry]") {
-    Geometry g = fixture_geometry();
+    Geometry g = test::pyfai_fixture_geometry();
     g.rot1 = g.rot2 = g.rot3 = 0;
     const auto r = radial_centers(g, Radial::r_mm);
     // Pixel (i, j) lies (i + 0.5) * pixel1 - poni1 down and (j + 0.5) * pixel2 - poni2 across.
@@ -114,7 +107,7 @@ TEST_CASE("rectangular pixels: x and y scale separately", "[cpu][azimuthal][geom
 }
 
 TEST_CASE("chi with pixel splitting wraps at 180 degrees", "[cpu][azimuthal][csr]") {
-    const Geometry g = fixture_geometry();
+    const Geometry g = test::pyfai_fixture_geometry();
     const Csr m = build_csr(g, Radial::chi_deg, 36, std::make_pair(-180.0, 180.0), PixelSplit::bbox);
     std::vector<double> per_pixel(m.pixels, 0.0);
     for (size_t e = 0; e < m.nnz(); ++e) per_pixel[size_t(m.indices[e])] += m.data[e];
@@ -122,11 +115,8 @@ TEST_CASE("chi with pixel splitting wraps at 180 degrees", "[cpu][azimuthal][csr
 }
 
 TEST_CASE("detectors by name match pyFAI's, gap masks included", "[cpu][azimuthal][pyfai]") {
-    std::ifstream f(fixture("detectors.txt"));
-    REQUIRE(f);
     size_t n = 0;
-    for (std::string line; std::getline(f, line);) {
-        if (line.empty() || line[0] == '#') continue;
+    for (const std::string& line : test::data_lines("pyfai/detectors.txt")) {
         std::istringstream in(line);
         std::string name, gap[2];
         size_t rows = 0, cols = 0, masked = 0;
@@ -169,11 +159,8 @@ TEST_CASE("detectors by name match pyFAI's, gap masks included", "[cpu][azimutha
 }
 
 TEST_CASE(".poni files of versions 1 and 2 read as pyFAI reads them", "[cpu][azimuthal][pyfai]") {
-    std::ifstream f(fixture("poni.txt"));
-    REQUIRE(f);
     size_t n = 0;
-    for (std::string line; std::getline(f, line);) {
-        if (line.empty() || line[0] == '#') continue;
+    for (const std::string& line : test::data_lines("pyfai/poni.txt")) {
         std::istringstream in(line);
         std::string file, detector;
         size_t rows = 0, cols = 0;

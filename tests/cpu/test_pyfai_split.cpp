@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -19,10 +18,6 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-    return (test::data_dir() / "pyfai" / "split" / name).string();
-}
 
 std::vector<double> npy(const std::string& name) {
     return test::npy_values(std::filesystem::path("pyfai") / "split" / (name + ".npy"));
@@ -45,11 +40,8 @@ std::optional<std::pair<double, double>> range_of(const std::string& lo, const s
 }
 
 std::vector<Case> cases() {
-    std::ifstream f(fixture("cases.txt"));
-    REQUIRE(f);
     std::vector<Case> out;
-    for (std::string line; std::getline(f, line);) {
-        if (line.empty() || line[0] == '#') continue;
+    for (const std::string& line : test::data_lines("pyfai/split/cases.txt")) {
         std::istringstream in(line);
         Case c;
         std::string r[4];

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,12 +25,6 @@ std::string fixture(const std::string& name) {
     return (test::data_dir() / "pyfai" / "stats" / name).string();
 }
 
-// make_stats_fixtures.py's geometry (make_fixtures.py's): rectangular
-// pixels, three rotations, the beam on the detector.
-Geometry fixture_geometry() {
-    return Geometry{37, 41, 75e-6, 100e-6, 0.05, 18.3 * 75e-6, 20.6 * 100e-6, 0.02, -0.03, 0.1, 1.0e-10};
-}
-
 struct Case {
     size_t index = 0;
     std::string kind, model, corrections, engine;
@@ -40,11 +33,8 @@ struct Case {
 };
 
 std::vector<Case> read_cases() {
-    std::ifstream f(fixture("cases.txt"));
-    REQUIRE(f);
     std::vector<Case> cases;
-    for (std::string line; std::getline(f, line);) {
-        if (line.empty() || line[0] == '#') continue;
+    for (const std::string& line : test::data_lines("pyfai/stats/cases.txt")) {
         std::istringstream in(line);
         Case c;
         in >> c.index >> c.kind >> c.model >> c.corrections >> c.engine >> c.thres >> c.max_iter;
@@ -61,20 +51,20 @@ struct Fixture {
     HostArray flat = io::read_npy(fixture("flat.npy"));
     HostArray variance = io::read_npy(fixture("variance.npy"));
     HostArray results = io::read_npy(fixture("results.npy"));  // (cases, 6, bins)
-    std::vector<float> solid_angle = kiln::solid_angle(fixture_geometry());
+    std::vector<float> solid_angle = kiln::solid_angle(test::pyfai_fixture_geometry());
     Csr csr;
     size_t bins = 0;
 
     Fixture() {
-        std::ifstream f(fixture("setup.txt"));
-        std::string header;
-        std::getline(f, header);
+        const std::vector<std::string> setup = test::data_lines("pyfai/stats/setup.txt");
+        REQUIRE(setup.size() == 1);
+        std::istringstream in(setup[0]);
         double lo = 0, hi = 0;
-        f >> bins >> lo >> hi;
+        in >> bins >> lo >> hi;
         REQUIRE(bins > 0);
         // Edges beyond every pixel (no pixel within a bin below lo, which
         // pyFAI 0.21 would put into bin 0): the same pixels in every bin.
-        csr = build_csr(fixture_geometry(), Radial::q_nm, bins, std::make_pair(lo, hi), PixelSplit::none);
+        csr = build_csr(test::pyfai_fixture_geometry(), Radial::q_nm, bins, std::make_pair(lo, hi), PixelSplit::none);
     }
 
     IntegrateParams params(const Case& c) const {
