@@ -161,6 +161,20 @@ void check_local(const detail::AzimuthalState& m, const ops::Dispatcher& d) {
                           std::to_string(sg) + ") and at most 64 subgroups");
 }
 
+void bind_terms(const AzimuthalState& m, ops::Dispatcher& d, const Array& frames, const AzimuthalResult& r,
+                bool dummy) {
+    check_local(m, d);
+    d.read(m.indptr).read(m.cols).read(m.weights).read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f);
+    bind_outputs(d, r);
+    d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
+    d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0);
+    d.spec(m.dark_variance ? 1 : 0);
+}
+
+uint32_t bins_grid(const AzimuthalState& m) {
+    return uint32_t(std::min<size_t>({m.bins, 65535, m.ctx->device().max_workgroup_count[0]}));
+}
+
 } // namespace detail
 
 using detail::bind_outputs;
@@ -403,14 +417,9 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
     const ops::KernelId kernel =
         ops::variant(ops::Shader::azim_clip, frames.dtype(), m.f64 ? DType::float64 : DType::float32);
     ops::Dispatcher d(ops::services(*m.ctx), kernel, row_local);
-    check_local(m, d);
-    d.read(m.indptr).read(m.cols).read(m.weights).read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f);
-    bind_outputs(d, r);
-    d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
-    d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0);
-    d.spec(m.dark_variance ? 1 : 0).spec(fixed ? 0 : 1);
-    const auto& limit = m.ctx->device().max_workgroup_count;
-    d.push(pc).groups(uint32_t(std::min<size_t>({m.bins, 65535, limit[0]})), uint32_t(n)).record();
+    detail::bind_terms(m, d, frames, r, dummy.has_value());
+    d.spec(fixed ? 0 : 1);
+    d.push(pc).groups(detail::bins_grid(m), uint32_t(n)).record();
     return r;
 }
 

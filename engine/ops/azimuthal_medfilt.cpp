@@ -131,14 +131,8 @@ AzimuthalResult AzimuthalIntegrator::medfilt1d(const Array& frames, double q_lo,
     const ops::KernelId kernel =
         ops::variant(ops::Shader::azim_medfilt, frames.dtype(), m.f64 ? DType::float64 : DType::float32);
     ops::Dispatcher d(ops::services(*m.ctx), kernel, row_local);
-    detail::check_local(m, d);
-    d.read(m.indptr).read(m.cols).read(m.weights).read(frames).read(m.dark_f).read(m.norm_f).read(m.var_f);
-    detail::bind_outputs(d, r);
-    d.spec(m.dark ? 1 : 0).spec(m.norm_f.storage() != m.cols.storage() ? 1 : 0);
-    d.spec(uint32_t(m.error_model)).spec(m.unit_weights ? 1 : 0).spec(dummy ? 1 : 0);
-    d.spec(m.dark_variance ? 1 : 0);
-    const auto& limit = m.ctx->device().max_workgroup_count;
-    d.push(pc).groups(uint32_t(std::min<size_t>({m.bins, 65535, limit[0]})), uint32_t(n)).record();
+    detail::bind_terms(m, d, frames, r, dummy.has_value());
+    d.push(pc).groups(detail::bins_grid(m), uint32_t(n)).record();
     return r;
 }
 

@@ -64,6 +64,17 @@ void bind_outputs(ops::Dispatcher& d, const AzimuthalResult& r);
 // Unsupported unless d's workgroup is 1-D, whole subgroups, at most 64 of them.
 void check_local(const AzimuthalState& m, const ops::Dispatcher& d);
 
+// For a one-workgroup-per-bin kernel on raw frames (azim_clip, azim_medfilt):
+// checks d's workgroup, binds azim_terms.glsl's inputs (matrix, frames,
+// corrections) and the results, and sets constants 3-8 (dark, norm, error
+// model, unit weights, dummy, dark variance). The kernel's own constants
+// follow from 9; then push constants and bins_grid(m).
+void bind_terms(const AzimuthalState& m, ops::Dispatcher& d, const Array& frames, const AzimuthalResult& r,
+                bool dummy);
+
+// Workgroups along x of a one-workgroup-per-bin kernel (they loop over the rest).
+uint32_t bins_grid(const AzimuthalState& m);
+
 } // namespace detail
 
 } // namespace kiln
