@@ -198,11 +198,15 @@ AzimuthalIntegrator::AzimuthalIntegrator(const Context& ctx, const AzimuthalSetu
         for (size_t i = 0; i < d.size(); ++i) m.mask[i] = d[i] != 0;
         m.has_mask = true;
     }
+    if (s.radial_sum && (s.azimuth_bins == 0 || s.csr))
+        throw InvalidArgument("AzimuthalIntegrator: radial_sum merges the radial bins of a cake the integrator "
+                              "builds; set azimuth_bins > 0 and give no csr");
     m.csr = s.csr ? s.csr
                   : cached_csr(s.geometry,
                                CsrSpec{s.unit, s.bins, s.range, s.azimuth_bins, s.azimuth_range, s.split,
                                        s.renormalize},
                                m.has_mask ? &m.mask : nullptr, s.csr_cache_dir);
+    if (s.radial_sum) m.csr = std::make_shared<const Csr>(merge_radial(*m.csr));
     if (m.csr->pixels != m.pixels)
         throw InvalidArgument("AzimuthalIntegrator: the matrix has " + std::to_string(m.csr->pixels) +
                               " pixel columns; the geometry has " + std::to_string(m.pixels) + " pixels");

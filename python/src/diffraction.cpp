@@ -252,20 +252,9 @@ range edge.)")
                  a.azimuth_bins = npt_azim;
                  a.azimuth_range = azimuth_range;
                  a.renormalize = renormalize;
-                 if (radial_sum && npt_azim == 0)
-                     throw InvalidArgument("radial_sum merges a cake's radial bins; give npt_azim > 0");
+                 a.radial_sum = radial_sum;
                  const Context ctx = context_of(context);
                  py::gil_scoped_release release;  // building the matrix takes a while
-                 if (radial_sum) {
-                     std::vector<uint8_t> mask_bytes;
-                     if (a.mask) {
-                         mask_bytes.resize(a.mask->size());
-                         for (size_t i = 0; i < mask_bytes.size(); ++i) mask_bytes[i] = a.mask->at(i) != 0;
-                     }
-                     const CsrSpec spec{a.unit, a.bins, a.range, a.azimuth_bins, a.azimuth_range, a.split, a.renormalize};
-                     const auto cake = cached_csr(a.geometry, spec, a.mask ? &mask_bytes : nullptr);
-                     a.csr = std::make_shared<const Csr>(merge_radial(*cake));
-                 }
                  return new AzimuthalIntegrator(ctx, a);
              }),
              py::arg("shape"), py::arg("pixel1"), py::arg("pixel2"), py::arg("dist"), py::arg("poni1"),

@@ -76,6 +76,17 @@ TEST_CASE("sectors and integrate_radial's matrix integrate as cpu::integrate", "
         CHECK(r.intensity.shape() == Shape{9});
         CHECK(r.radial == s.csr->bin_centers);  // chi, degrees
         test::require_profile(r, cpu::integrate(*s.csr, frame, integ.cpu_params()), 1e-5);
+
+        // The same from the set-up's fields: the integrator merges its cake.
+        AzimuthalSetup own = cake_setup(g, PixelSplit::bbox);
+        own.unit = Radial::q_nm, own.bins = 11, own.range = std::make_pair(2.0, 5.0), own.azimuth_bins = 9;
+        own.radial_sum = true;
+        AzimuthalIntegrator merged(ctx, own);
+        CHECK(merged.csr().indptr == s.csr->indptr);
+        CHECK(merged.csr().indices == s.csr->indices);
+        CHECK(merged.csr().data == s.csr->data);
+        own.azimuth_bins = 0;
+        CHECK_THROWS_WITH(AzimuthalIntegrator(ctx, own), Catch::Contains("radial_sum"));
     }
 }
 

@@ -51,6 +51,9 @@ struct AzimuthalSetup {
     std::optional<std::pair<double, double>> azimuth_range;
     /// pyFAI 0.21's treatment of pixels cut by a range edge (CsrSpec::renormalize).
     bool renormalize = false;
+    /// With azimuth_bins > 0: the cake's radial bins merged (merge_radial),
+    /// one bin per azimuth bin, as pyFAI's integrate_radial.
+    bool radial_sum = false;
     /// A matrix to use instead of building one from the fields above (its
     /// pixel count must be rows * cols of the geometry).
     std::shared_ptr<const Csr> csr;
