@@ -100,7 +100,8 @@ class Integrator:
             raise _kiln.InvalidArgument("frames of shape %r do not match the detector's %r" % (frame, self.shape))
         return frame
 
-    def _mask(self, mask, frame):
+    def _mask(self, mask):
+        """The caller's mask OR-ed with the detector's gap mask."""
         if self.detector_mask is None:
             return mask
         if mask is None:
@@ -109,17 +110,18 @@ class Integrator:
 
     def _integrator(self, data, **setup):
         frame = self._frame_shape(data)
-        setup["mask"] = self._mask(setup.get("mask"), frame)
-        # Arrays by identity: the same objects give the same set-up.
-        key = tuple(sorted((k, id(v) if isinstance(v, _np.ndarray) or hasattr(v, "shape") else v)
-                           for k, v in setup.items()))
+        # The frame's shape, and the caller's arrays by identity: the same
+        # objects give the same set-up (the detector's mask is OR-ed in only
+        # when an integrator is made).
+        key = (frame,) + tuple(sorted((k, id(v) if isinstance(v, _np.ndarray) or hasattr(v, "shape") else v)
+                                      for k, v in setup.items()))
         entry = self._cache.get(key)
         if entry is None:
             ai = _kiln.AzimuthalIntegrator(
                 shape=frame, pixel1=self.pixel1, pixel2=self.pixel2, dist=self.dist, poni1=self.poni1,
                 poni2=self.poni2, rot1=self.rot1, rot2=self.rot2, rot3=self.rot3, wavelength=self.wavelength,
-                context=self._context, **setup)
-            # The set-up's arrays stay referenced, so the ids in the key stay theirs.
+                context=self._context, **dict(setup, mask=self._mask(setup.get("mask"))))
+            # The caller's arrays stay referenced, so the ids in the key stay theirs.
             entry = self._cache[key] = (ai, setup)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
