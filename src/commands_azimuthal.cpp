@@ -132,10 +132,7 @@ AzimuthalSetup make_setup(const AzimuthalArgs& a, const Setup& geo, size_t rows,
     s.dummy = a.dummy;
     s.delta_dummy = a.delta_dummy;
     using EM = kiln::IntegrateParams::ErrorModel;
-    s.error_model = a.error_model == "none"        ? EM::none
-                    : a.error_model == "azimuthal" ? EM::azimuthal
-                    : a.error_model == "variance"  ? EM::variance
-                                                   : EM::poisson;
+    s.error_model = kiln::parse_error_model(a.error_model);
     if ((s.error_model == EM::variance) != !a.variance.empty())
         throw InvalidArgument("--error-model variance and --variance FILE go together (the per-pixel variance)");
     if (!a.variance.empty()) s.variance = io::read_array(a.variance);
@@ -274,7 +271,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
         o.medfilt = std::make_pair(a.medfilt[0], a.medfilt[1]);
     }
     o.fields = {"intensity"};
-    if (a.error_model != "none") o.fields.insert(o.fields.end(), {"sigma", "std"});
+    if (setup.error_model != kiln::IntegrateParams::ErrorModel::none) o.fields.insert(o.fields.end(), {"sigma", "std"});
     o.fields.push_back("count");
     ProgressBar bar("integrating", stack.frames(), !a.quiet && !g.json);
     o.progress = [&](const StackProgress& p) { bar.update(p.done, p.seconds); };
@@ -358,14 +355,14 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             ->check(whole_number(1, std::numeric_limits<uint32_t>::max()))
             ->capture_default_str();
         c->add_option("--unit", a->unit, "Radial unit (pyFAI's names)")
-            ->check(CLI::IsMember({"q_nm", "q_nm^-1", "q_A^-1", "2th_deg", "2th_rad", "r_mm", "d*2_A^-2", "chi_deg"}))
+            ->check(parsed_by(kiln::parse_radial, "UNIT"))
             ->capture_default_str();
         c->add_option("--range", a->range, "Radial range LO HI (default: the unmasked pixels' extent)")
             ->expected(2);
         c->add_flag("--split{bbox}", a->split,
                     "Pixel splitting, pyFAI's no|bbox|full (--split alone: bbox; --split=full: each pixel "
                     "shared by the area of its corners' quadrilateral in each bin)")
-            ->check(CLI::IsMember({"no", "none", "bbox", "full"}));
+            ->check(parsed_by(kiln::parse_split, "SPLIT"));
         c->add_option("--dark", a->dark, "Dark current, subtracted (.npy, .fits, .tif)");
         c->add_option("--flat", a->flat, "Flat field, divides (.npy, .fits, .tif)");
         c->add_option("--mask", a->mask, "Mask, nonzero = excluded (.npy, .fits, .tif, .png)");
@@ -384,7 +381,7 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_option("--error-model", a->error_model,
                       "Variance of a pixel: poisson (max(raw, 1), + dark unless --no-dark-variance), azimuthal "
                       "(the spread of each ring), variance (--variance FILE) or none")
-            ->check(CLI::IsMember({"poisson", "azimuthal", "variance", "none"}))
+            ->check(parsed_by(kiln::parse_error_model, "MODEL"))
             ->capture_default_str();
         c->add_option("--variance", a->variance, "Per-pixel variance for --error-model variance (.npy, .fits, .tif)");
         c->add_flag("--no-dark-variance", a->no_dark_variance,

@@ -18,6 +18,21 @@ uint64_t parse_whole(const std::string& text, const std::string& what, uint64_t 
 /// error, exit code 2, with parse_whole's message).
 CLI::Validator whole_number(uint64_t lo, uint64_t hi);
 
+/// A CLI11 check for options holding a name that `parse` (one of kiln's
+/// parse_* functions) accepts: a usage error with its message otherwise.
+template <typename Parse> CLI::Validator parsed_by(Parse parse, const std::string& description) {
+    return CLI::Validator(
+        [parse](std::string& text) {
+            try {
+                parse(text);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        },
+        description);
+}
+
 /// "2^60" for powers of two from 2^32 up, the decimal number otherwise.
 std::string power_text(uint64_t v);
 

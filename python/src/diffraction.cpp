@@ -17,14 +17,6 @@ Radial radial_of(const std::string& unit) {
     return parse_radial(unit);
 }
 
-IntegrateParams::ErrorModel error_model_of(const std::string& m) {
-    if (m == "poisson") return IntegrateParams::ErrorModel::poisson;
-    if (m == "variance") return IntegrateParams::ErrorModel::variance;
-    if (m == "azimuthal") return IntegrateParams::ErrorModel::azimuthal;
-    if (m == "none" || m.empty()) return IntegrateParams::ErrorModel::none;
-    throw InvalidArgument("error_model must be 'poisson', 'azimuthal', 'variance' or 'none', not '" + m + "'");
-}
-
 std::optional<HostArray> optional_host(const py::object& o) {
     if (o.is_none()) return std::nullopt;
     return to_host_array(o);
@@ -245,7 +237,7 @@ range edge.)")
                  a.polarization_factor = polarization_factor;
                  a.dummy = dummy;
                  a.delta_dummy = delta_dummy;
-                 a.error_model = error_model_of(error_model);
+                 a.error_model = parse_error_model(error_model);
                  a.variance = optional_host(variance);
                  a.empty = empty;
                  a.dark_variance = dark_variance;

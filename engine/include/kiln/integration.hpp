@@ -4,6 +4,7 @@
 // (kiln/reference/integrate.hpp), whose header defines the terms.
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "kiln/host_array.hpp"
@@ -53,6 +54,11 @@ struct Profile1d {
     std::vector<double> radial, intensity, sigma, sem, std;
     std::vector<double> sum_signal, sum_variance, sum_normalization, sum_normalization_sq, count;
 };
+
+/// The error model of its name: "none", "poisson", "variance" or
+/// "azimuthal" (pyFAI's names; "" is none). Throws InvalidArgument naming
+/// the accepted ones.
+IntegrateParams::ErrorModel parse_error_model(std::string_view name);
 
 }  // namespace kiln
 #pragma GCC visibility pop
