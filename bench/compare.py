@@ -326,7 +326,34 @@ def peer_workloads(sky_path):
             return lambda: gm @ gv
         w[wid] = (f"CSR SpMV {m.shape[0]} bins x Eiger 4M, {m.nnz / 1e6:.1f}M nnz", make,
                   (lambda m=m, vec=vec: (lambda: m @ vec)))
+    w.update(family_peers())
     return w
+
+
+def family_peers():
+    """The image-processing families' peers, one module each (bench/peers_*.py).
+
+    Each module defines workloads(cp, cndi, csig, ndi, sig) returning
+    id -> dict(name=..., cupy=maker, cpu=maker or None, bytes=bytes moved by
+    the minimal kernel, for the floor). Makers take no arguments and return a
+    callable, as peer_workloads' do."""
+    import glob
+    import importlib.util
+    w = {}
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for wid, d in mod.workloads(cp, cndi, csig, ndi, sig).items():
+            w[wid] = (d["name"], d["cupy"], d.get("cpu"))
+            if d.get("bytes"):
+                FAMILY_BYTES[wid] = d["bytes"]
+    return w
+
+
+# Bytes each family workload must move at least (read + write), from its
+# peers_*.py module: its floor on the card at hand is bytes / copy bandwidth.
+FAMILY_BYTES = {}
 
 
 def transfer_peers():
