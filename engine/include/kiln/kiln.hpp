@@ -16,6 +16,7 @@
 #include "kiln/elementwise.hpp"
 #include "kiln/error.hpp"
 #include "kiln/filters.hpp"
+#include "kiln/footprint.hpp"
 #include "kiln/geometry.hpp"
 #include "kiln/graph.hpp"
 #include "kiln/histogram.hpp"
