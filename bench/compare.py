@@ -55,10 +55,30 @@ def is_wall(wid):
 SWEEP = [("4K", 4 << 10), ("64K", 64 << 10), ("1M", 1 << 20), ("4M", 4 << 20), ("16M", 16 << 20),
          ("64M", 64 << 20), ("256M", 256 << 20), ("1G", 1 << 30)]
 
-# Floors on the H200 (shared/REFERENCE.md), ms.
-FLOORS = {"W1": 0.03, "W2": 0.7, "W3": 0.02, "W4": 0.01, "W5": 0.12, "W6": 0.3, "W7": 0.008,
-          "W8": 0.02, "W9": 0.01, "W10": 1.0, "W11": 0.18, "W12": 0.06, "W14": 0.01, "W15": 0.02,
-          "W16": 0.03}
+# Floors for the card at hand: the bytes each workload must move at least
+# (read once, write once), divided by the bandwidth kiln-bench measured on
+# the same card in the same run (its "copy" workload for device memory,
+# "push-p"/"pull-p" for transfers from and to pinned memory). W1's 1.9 GFLOP
+# are not counted: the floor is memory's alone. Earlier runs quoted the
+# H200's floors of shared/REFERENCE.md on every card.
+MB = 1e6
+FLOOR_BYTES = {"W1": 33.8 * MB, "W3": 67.1 * MB, "W4": 33.6 * MB, "W5": 537 * MB, "W6": 16.8 * MB,
+               "W7": 21.0 * MB, "W8": 21.0 * MB, "W9": 33.6 * MB, "W11": 805 * MB, "W12": 268 * MB,
+               "W14": 16.8 * MB}
+# Bytes over PCIe (push + pull) of the workloads timed with their transfers.
+FLOOR_PCIE_BYTES = {"W2": 33.8 * MB, "W2-pg": 33.8 * MB, "W10": 16.8 * MB}
+
+
+def floor_ms(wid, kres):
+    """The floor of workload wid from this run's measured bandwidths, or None."""
+    def metric(rid, key):
+        return (kres.get(rid) or {}).get("metrics", {}).get(key)
+    if wid in FLOOR_PCIE_BYTES:
+        gbs = [g for g in (metric("push-p", "GB/s"), metric("pull-p", "GB/s")) if g]
+        return FLOOR_PCIE_BYTES[wid] / (min(gbs) * 1e9) * 1e3 if gbs else None
+    b = FLOOR_BYTES.get(wid) or FAMILY_BYTES.get(wid)
+    tbs = metric("copy", "TB/s")
+    return b / (tbs * 1e12) * 1e3 if b and tbs else None
 
 
 def dirac_grid(n=2048):
@@ -324,6 +344,7 @@ def peer_workloads(sky_path):
         def make(m=m, vec=vec):
             gm, gv = csp.csr_matrix(m), cp.asarray(vec)
             return lambda: gm @ gv
+        FAMILY_BYTES[wid] = m.nnz * 8 + m.shape[1] * 4 + m.shape[0] * 8  # entries, vector, row pointers and result
         w[wid] = (f"CSR SpMV {m.shape[0]} bins x Eiger 4M, {m.nnz / 1e6:.1f}M nnz", make,
                   (lambda m=m, vec=vec: (lambda: m @ vec)))
     w.update(family_peers())
@@ -431,6 +452,14 @@ def main():
         print("running:", " ".join(cmd), flush=True)
         subprocess.run(cmd, check=False)
         kiln = json.load(open(tmp))
+        # The bandwidths the floors divide by, measured on this card now.
+        have = {r["id"] for r in kiln["results"]}
+        for rid in ("copy", "push-p", "pull-p"):
+            if rid not in have:
+                sub = tmp + "." + rid + ".json"
+                subprocess.run([args.kiln_bench, "--size", args.size, "--repeat", str(args.repeat), "--json", sub,
+                                "--filter", rid], check=False)
+                kiln["results"] += [r for r in json.load(open(sub))["results"] if r["id"] == rid]
     kres = {r["id"]: r for r in kiln["results"]}
 
     sky_path = "/tmp/kiln-sky.npy"
@@ -463,23 +492,28 @@ def main():
         row = {"id": wid, "name": k.get("name") or (peers[wid][0] if wid in peers else ""),
                "kiln_ms": k.get("wall_ms") if is_wall(wid) else k.get("gpu_ms"), "kiln_ok": k.get("ok"),
                "kiln_metrics": k.get("metrics", {}),
-               "cupy_ms": None, "cpu_ms": None, "floor_ms": FLOORS.get(wid), "note": k.get("note", ""),
+               "cupy_ms": None, "cpu_ms": None, "floor_ms": floor_ms(wid, kres), "note": k.get("note", ""),
                "kiln_py_ms": py.get(wid, {}).get("ms")}
         if wid in peers:
             name, mk_gpu, mk_cpu = peers[wid]
-            try:
-                fn = mk_gpu()
-                if is_wall(wid):  # transfers included: wall time, as the GPU timer misses host copies
-                    _, row["cupy_ms"] = gpu_time(fn, max(3, args.repeat // 4))
-                else:
-                    row["cupy_ms"], _ = gpu_time(fn, args.repeat)
-            except Exception as e:  # noqa: BLE001
-                row["note"] += f" CuPy failed: {e}"
+            fn = None
+            if mk_gpu is None:
+                row["note"] += " CuPy has no equivalent."
+            else:
+                try:
+                    fn = mk_gpu()
+                    if is_wall(wid):  # transfers included: wall time, as the GPU timer misses host copies
+                        _, row["cupy_ms"] = gpu_time(fn, max(3, args.repeat // 4))
+                    else:
+                        row["cupy_ms"], _ = gpu_time(fn, args.repeat)
+                except Exception as e:  # noqa: BLE001
+                    row["note"] += f" CuPy failed: {e}"
             if mk_cpu is not None:
                 try:
                     cpu_fn = mk_cpu()
                     row["cpu_ms"] = wall_time(cpu_fn, args.cpu_repeat, gpu=False)
-                    row["cupy_agrees_with_cpu"] = agree(fn(), cpu_fn(), wid)
+                    if fn is not None:
+                        row["cupy_agrees_with_cpu"] = agree(fn(), cpu_fn(), wid)
                 except Exception as e:  # noqa: BLE001
                     row["note"] += f" CPU failed: {e}"
             print(f"{wid}: kiln {row['kiln_ms']} CuPy {row['cupy_ms']} CPU {row['cpu_ms']}", flush=True)
