@@ -1,9 +1,10 @@
 // scipy.ndimage's derivative filters on the GPU: sobel and prewitt as the
 // separable passes of ops/axis_passes (an image in one dispatch), laplace as
-// one 3 x 3 pass per image, the Gaussian derivatives as gaussian_filter's
+// one stencil dispatch (shaders/deriv_laplace.comp), the Gaussian derivatives as gaussian_filter's
 // passes with orders, summed or combined in one element-wise pass.
 #include "kiln/derivatives.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -61,20 +62,10 @@ std::vector<Array> gaussian_derivatives(const Array& input, std::array<double, 3
     return terms;
 }
 
-// The 2-D Laplacian stencil of each (B, H, W) plane in one tiled pass.
-Array laplace_planes(const Array& in, uint32_t b, uint32_t h, uint32_t w, NdMode mode, double cval) {
-    ops::conv::General g;
-    g.in = in;
-    g.out = Array::empty(in.context(), in.shape(), in.dtype());
-    const double stencil[9] = {0, 1, 0, 1, -4, 1, 0, 1, 0};
-    g.kernel = ops::conv::upload_weights(in.context(), stencil, in.dtype());
-    g.B = b, g.H = g.OH = h, g.W = g.OW = w, g.KH = g.KW = 3;
-    g.oy = g.ox = 1;
-    g.mode_y = g.mode_x = ops::conv::ext_of(mode);
-    g.cval = cval;
-    ops::conv::record(g);
-    return g.out;
-}
+struct LaplacePush {
+    uint32_t cval[2];
+    uint32_t Z, Y, X, ndim, mode;
+};
 
 struct MagnitudePush {
     uint32_t n;
@@ -94,18 +85,27 @@ Array laplace(const Array& input, NdMode mode, double cval) {
     check_input(input, "laplace");
     const Array in = detail::float_input(input);
     const Shape& s = in.shape();
-    const std::vector<double> second{1, -2, 1};
-    if (in.ndim() == 1) {
-        const size_t order[1] = {0};
-        return ops::axis_passes(in, {second, {}, {}}, order, mode, cval);
-    }
     const size_t ndim = in.ndim();
-    const uint32_t planes = ndim == 3 ? static_cast<uint32_t>(s[0]) : 1;
-    const Array yx = laplace_planes(in, planes, static_cast<uint32_t>(s[ndim - 2]),
-                                    static_cast<uint32_t>(s[ndim - 1]), mode, cval);
-    if (ndim == 2) return yx;
-    const size_t order[1] = {0};
-    return add(ops::axis_passes(in, {second, {}, {}}, order, mode, cval), yx);
+    LaplacePush p{};
+    const auto bits = ops::scalar_bits(cval, in.dtype());
+    p.cval[0] = bits[0], p.cval[1] = bits[1];
+    p.X = static_cast<uint32_t>(s[ndim - 1]);
+    p.Y = ndim >= 2 ? static_cast<uint32_t>(s[ndim - 2]) : 1;
+    p.Z = ndim == 3 ? static_cast<uint32_t>(s[0]) : 1;
+    p.ndim = static_cast<uint32_t>(ndim);
+    p.mode = static_cast<uint32_t>(ops::conv::ext_of(mode));
+    const Array out = Array::empty(in.context(), s, in.dtype());
+    detail::OpServices& ctx = ops::services(in);
+    ops::Dispatcher d(ctx, ops::variant(ops::Shader::deriv_laplace, in.dtype()), {64, 4, 1});
+    const auto& l = d.local();
+    // Elements beyond the grid's limit loop in the shader.
+    auto groups = [&](uint64_t n, uint32_t local, int axis) {
+        const uint64_t limit = std::min<uint64_t>(ctx.info().max_workgroup_count[axis], 65535);
+        return static_cast<uint32_t>(std::clamp<uint64_t>((n + local - 1) / local, 1, limit));
+    };
+    d.read(in).write(out).push(p);
+    d.groups(groups(p.X, l[0], 0), groups(p.Y, l[1], 1), groups(p.Z, l[2], 2)).record();
+    return out;
 }
 
 Array gaussian_laplace(const Array& input, std::array<double, 3> sigma_zyx, NdMode mode, double cval,

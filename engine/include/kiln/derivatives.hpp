@@ -24,9 +24,8 @@ Array sobel(const Array& input, int axis = -1, NdMode mode = NdMode::reflect, do
 Array prewitt(const Array& input, int axis = -1, NdMode mode = NdMode::reflect, double cval = 0);
 
 /// scipy.ndimage.laplace(input, mode=mode, cval): the sum over the axes of
-/// correlate1d with [1, -2, 1] (each from the input). An image takes one
-/// 3 x 3 dispatch; a volume that, a z pass and an add. Throws
-/// InvalidArgument for a null input.
+/// correlate1d with [1, -2, 1] (each from the input), in one dispatch of
+/// the whole stencil. Throws InvalidArgument for a null input.
 Array laplace(const Array& input, NdMode mode = NdMode::reflect, double cval = 0);
 
 /// scipy.ndimage.gaussian_laplace(input, sigma, mode=mode, cval, truncate):
