@@ -35,7 +35,9 @@ layout(constant_id = 6) const uint NV = 1;       // 16-byte vectors of outputs p
 // weights become operands of the multiply-adds, no registers.
 layout(constant_id = 7) const uint WSRC_Y = 0;
 layout(constant_id = 8) const uint WSRC_X = 0;
-layout(constant_id = 9) const uint SYM_Y = 0;    // 1: only w[0 .. K/2] stored, w[j] = w[K-1-j]
+// 1: only w[0 .. K/2] stored, w[j] = w[K-1-j]; 2: the same with
+// w[j] = -w[K-1-j] (antisymmetric: odd derivatives).
+layout(constant_id = 9) const uint SYM_Y = 0;
 layout(constant_id = 10) const uint SYM_X = 0;
 
 #if defined(KILN_DTYPE_float64)
@@ -106,8 +108,15 @@ T weight(uint src, uint i) {
 
 // x follows y's stored weights when both come from the same place.
 const uint WOFF_X = WSRC_X == WSRC_Y ? (SYM_Y != 0 ? (KY + 1) / 2 : KY) : 0;
-T wy(uint j) { return weight(WSRC_Y, SYM_Y != 0 ? min(j, KY - 1 - j) : j); }
-T wx(uint k) { return weight(WSRC_X, WOFF_X + (SYM_X != 0 ? min(k, KX - 1 - k) : k)); }
+// j and k are constants in the unrolled loops: the signs fold away.
+T wy(uint j) {
+    const T w = weight(WSRC_Y, SYM_Y != 0 ? min(j, KY - 1 - j) : j);
+    return SYM_Y == 2 && j > KY - 1 - j ? -w : w;
+}
+T wx(uint k) {
+    const T w = weight(WSRC_X, WOFF_X + (SYM_X != 0 ? min(k, KX - 1 - k) : k));
+    return SYM_X == 2 && k > KX - 1 - k ? -w : w;
+}
 
 // Stage 1 of the x pass alone: row r of the tile (input row `row`, -1 for
 // cval) times the single wy into the intermediate. The loads are unrolled,

@@ -62,10 +62,16 @@ uint32_t modes(Ext y, Ext x) {
     return static_cast<uint32_t>(y) | static_cast<uint32_t>(x) << 4;
 }
 
-bool symmetric(const std::vector<double>& w) {
-    for (size_t i = 0; i < w.size() / 2; ++i)
-        if (w[i] != w[w.size() - 1 - i]) return false;
-    return w.size() > 1;
+// 1: w[i] = w[K-1-i]; 2: w[i] = -w[K-1-i] (odd derivatives: their weights
+// fit the push constants as well); 0: neither, or a single weight.
+uint32_t symmetry(const std::vector<double>& w) {
+    if (w.size() <= 1) return 0;
+    bool sym = true, anti = true;
+    for (size_t i = 0; i < (w.size() + 1) / 2; ++i) {
+        sym = sym && w[i] == w[w.size() - 1 - i];
+        anti = anti && w[i] == -w[w.size() - 1 - i];
+    }
+    return sym ? 1 : anti ? 2 : 0;
 }
 
 void put_scalar(uint32_t (&dst)[2], double v, DType t) {
@@ -152,9 +158,8 @@ void record_sep_kernel(const Separable& s) {
 
     // Weights: push constants when they fit (a symmetric set stores half),
     // else one device array.
-    const bool sym_y = s.y.device ? false : symmetric(s.y.host),
-               sym_x = s.x.device ? false : symmetric(s.x.host);
-    auto stored = [](const Taps& tp, bool sym) {
+    const uint32_t sym_y = s.y.device ? 0 : symmetry(s.y.host), sym_x = s.x.device ? 0 : symmetry(s.x.host);
+    auto stored = [](const Taps& tp, uint32_t sym) {
         return sym ? std::vector<double>(tp.host.begin(),
                                          tp.host.begin() + (tp.host.size() + 1) / 2)
                    : tp.host;
@@ -186,7 +191,7 @@ void record_sep_kernel(const Separable& s) {
 
     d.read(s.in).write(s.out).read(buffer ? buffer : s.in);
     p.modes = modes(s.mode_y, s.mode_x);
-    for (uint32_t v : {ky, kx, py, nv, src_y, src_x, uint32_t(sym_y), uint32_t(sym_x)}) d.spec(v);
+    for (uint32_t v : {ky, kx, py, nv, src_y, src_x, sym_y, sym_x}) d.spec(v);
     d.push(p);
     const uint64_t tw = uint64_t(l[0]) * px, th = uint64_t(l[1]) * py;
     d.groups(grid(ceil_div(s.OW, tw), ctx, 0), grid(ceil_div(s.OH, th), ctx, 1), grid(s.B, ctx, 2))

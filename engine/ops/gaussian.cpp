@@ -7,7 +7,8 @@
 #include "kiln/elementwise.hpp"
 #include "kiln/filters.hpp"
 #include "kiln/manifest.hpp"
-#include "ops/convolve_pass.hpp"
+#include "ops/axis_passes.hpp"
+#include "ops/gaussian_detail.hpp"
 
 namespace kiln {
 
@@ -16,54 +17,57 @@ namespace {
 // SciPy skips axes whose sigma is not above this.
 constexpr double min_sigma = 1e-15;
 
+constexpr std::array<size_t, 3> ascending{0, 1, 2};
+
 }  // namespace
 
+namespace detail {
+
+Array float_input(const Array& input) {
+    return dtype_is_float(input.dtype()) ? input : cast(input, DType::float32);
+}
+
+Array gaussian_taps_filter(const Array& input, const ops::AxisTaps& taps, NdMode mode, double cval) {
+    const Array in = float_input(input);
+    const Array out = ops::axis_passes(in, taps, std::span(ascending).first(in.ndim()), mode, cval);
+    // No pass: a copy, unless the cast made one already.
+    return out.storage() == input.storage() ? copy(input) : out;
+}
+
+ops::AxisTaps gaussian_taps(size_t ndim, std::array<double, 3> sigma_zyx, double truncate,
+                            std::array<int, 3> order_zyx) {
+    // The CPU reference's checks and weights: every sigma and order is
+    // checked, used or not.
+    std::array<std::vector<double>, 3> zyx;
+    for (size_t i = 0; i < 3; ++i) zyx[i] = gaussian_kernel1d(sigma_zyx[i], truncate, order_zyx[i]);
+    ops::AxisTaps taps;
+    for (size_t axis = 0; axis < ndim; ++axis)
+        if (sigma_zyx[3 - ndim + axis] > min_sigma) taps[axis] = std::move(zyx[3 - ndim + axis]);
+    return taps;
+}
+
+}  // namespace detail
+
 Array gaussian_filter(const Array& input, std::array<double, 3> sigma_zyx, NdMode mode, double cval,
-                      double truncate) {
+                      double truncate, std::array<int, 3> order_zyx) {
     if (!input) throw InvalidArgument("gaussian_filter: the input is a null Array");
-    // The CPU reference's checks and weights: every sigma is checked, used or not.
-    std::array<std::vector<double>, 3> taps;
-    for (size_t i = 0; i < 3; ++i) taps[i] = gaussian_kernel1d(sigma_zyx[i], truncate);
-    const size_t ndim = input.ndim();
-    auto used = [&](size_t axis) { return sigma_zyx[3 - ndim + axis] > min_sigma; };
-    auto weights = [&](size_t axis) { return taps[3 - ndim + axis]; };
+    return detail::gaussian_taps_filter(
+        input, detail::gaussian_taps(input.ndim(), sigma_zyx, truncate, order_zyx), mode, cval);
+}
 
-    const DType t = dtype_is_float(input.dtype()) ? input.dtype() : DType::float32;
-    Array current = input.dtype() == t ? input : cast(input, t);
-    const ops::conv::Ext ext = ops::conv::ext_of(mode);
-    const Shape& shape = input.shape();
-    bool filtered = false;
-
-    auto pass = [&](uint32_t b, uint32_t h, uint32_t w, std::vector<double> wy,
-                    std::vector<double> wx) {
-        ops::conv::Separable s;
-        s.in = current;
-        s.out = Array::empty(input.context(), shape, t);
-        s.B = b, s.H = s.OH = h, s.W = s.OW = w;
-        s.oy = static_cast<int>(wy.size() / 2), s.ox = static_cast<int>(wx.size() / 2);
-        s.y.host = std::move(wy);
-        s.x.host = std::move(wx);
-        s.mode_y = s.mode_x = ext;
-        s.cval = cval;
-        s.nd = true;
-        ops::conv::record(s);
-        current = s.out;
-        filtered = true;
-    };
-    // The slowest axis first, as SciPy; y and x together.
-    const uint32_t nx = static_cast<uint32_t>(shape[ndim - 1]);
-    if (ndim == 3 && used(0))
-        pass(1, static_cast<uint32_t>(shape[0]), static_cast<uint32_t>(shape[1] * shape[2]),
-             weights(0), {});
-    if (ndim >= 2 && (used(ndim - 2) || used(ndim - 1))) {
-        const uint32_t planes = ndim == 3 ? static_cast<uint32_t>(shape[0]) : 1;
-        const uint32_t ny = static_cast<uint32_t>(shape[ndim - 2]);
-        pass(planes, ny, nx, used(ndim - 2) ? weights(ndim - 2) : std::vector<double>{},
-             used(ndim - 1) ? weights(ndim - 1) : std::vector<double>{});
-    }
-    if (ndim == 1 && used(0)) pass(1, 1, nx, {}, weights(0));
-    if (filtered) return current;
-    return input.dtype() == t ? copy(input) : current;
+Array gaussian_filter1d(const Array& input, double sigma, int axis, int order, NdMode mode, double cval,
+                        double truncate) {
+    if (!input) throw InvalidArgument("gaussian_filter1d: the input is a null Array");
+    const int ndim = static_cast<int>(input.ndim());
+    if (axis < -ndim || axis >= ndim)
+        throw InvalidArgument("gaussian_filter1d: axis " + std::to_string(axis) + " is outside the " +
+                              std::to_string(ndim) + "-D input; -ndim .. ndim - 1 are accepted");
+    const size_t zyx = static_cast<size_t>(3 - ndim + (axis < 0 ? axis + ndim : axis));
+    std::array<double, 3> sigma_zyx{};
+    std::array<int, 3> order_zyx{};
+    sigma_zyx[zyx] = sigma;
+    order_zyx[zyx] = order;
+    return gaussian_filter(input, sigma_zyx, mode, cval, truncate, order_zyx);
 }
 
 Array gaussian_blur(const Array& image, double sigma_x, double sigma_y, double sigma_z) {
@@ -88,32 +92,93 @@ Array gaussian_blur(const Array& image, double sigma_x, double sigma_y, double s
 
 // The manifest entries (kiln/manifest.hpp).
 namespace kiln {
+
+namespace detail {
+
+std::vector<ArgSpec> sigma_args() {
+    return {{"sigma", ArgKind::number,
+             "Standard deviation along every axis (0 leaves an axis alone); or give --sigma-x/--sigma-y/--sigma-z "
+             "instead",
+             "", true},
+            {"sigma_z", ArgKind::number, "Sigma along z (3-D), instead of --sigma", "", true},
+            {"sigma_y", ArgKind::number, "Sigma along y, instead of --sigma", "", true},
+            {"sigma_x", ArgKind::number,
+             "Sigma along x (the last axis), instead of --sigma; an axis whose sigma is not given is left alone",
+             "", true}};
+}
+
+std::vector<std::vector<std::string>> sigma_alternatives() {
+    return {{"sigma"}, {"sigma_x", "sigma_y", "sigma_z"}};
+}
+
+std::array<double, 3> sigma_of(const OpArgs& x) {
+    std::array<double, 3> zyx;
+    const char* axes[3] = {"sigma_z", "sigma_y", "sigma_x"};
+    for (size_t i = 0; i < 3; ++i)
+        zyx[i] = x.has("sigma") ? x.number("sigma") : x.has(axes[i]) ? x.number(axes[i]) : 0.0;
+    return zyx;
+}
+
+std::vector<ArgSpec> mode_args() {
+    return {{"mode", ArgKind::choice, "How the input extends beyond its edges (scipy.ndimage)", "reflect", false,
+             nd_mode_names()},
+            {"cval", ArgKind::number, "Value outside the input with --mode constant", "0"}};
+}
+
+ArgSpec truncate_arg() {
+    return {"truncate", ArgKind::number, "Radius in sigmas: int(truncate * sigma + 0.5) weights each side", "4.0"};
+}
+
+}  // namespace detail
+
 namespace {
+
+// --order: one for every axis, or one per axis in the array's order.
+std::array<int, 3> order_of(const OpArgs& x, size_t ndim) {
+    const std::vector<int64_t>& o = x.integers("order");
+    if (o.size() != 1 && o.size() != ndim)
+        throw InvalidArgument("gaussian_filter: --order has " + std::to_string(o.size()) +
+                              " values; one (every axis) or one per axis of the " + std::to_string(ndim) +
+                              "-D input is accepted");
+    std::array<int, 3> zyx{};
+    for (size_t axis = 0; axis < ndim; ++axis)
+        zyx[3 - ndim + axis] = static_cast<int>(o.size() == 1 ? o[0] : o[axis]);
+    return zyx;
+}
+
+std::vector<ArgSpec> with(std::vector<ArgSpec> a, const std::vector<ArgSpec>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
 
 const OpFamily gaussian_family("filters", {
     {"gaussian_filter",
-     "Gaussian filter as scipy.ndimage.gaussian_filter; float32 out for integer input. Give --sigma (every axis), "
-     "or --sigma-x/--sigma-y/--sigma-z (per axis)",
-     {{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"},
-      {"sigma", ArgKind::number,
-       "Standard deviation along every axis (0 leaves an axis alone); or give --sigma-x/--sigma-y/--sigma-z instead",
-       "", true},
-      {"sigma_z", ArgKind::number, "Sigma along z (3-D), instead of --sigma", "", true},
-      {"sigma_y", ArgKind::number, "Sigma along y, instead of --sigma", "", true},
-      {"sigma_x", ArgKind::number,
-       "Sigma along x (the last axis), instead of --sigma; an axis whose sigma is not given is left alone", "", true},
-      {"mode", ArgKind::choice, "How the input extends beyond its edges (scipy.ndimage)", "reflect", false,
-       nd_mode_names()},
-      {"cval", ArgKind::number, "Value outside the input with --mode constant", "0"},
-      {"truncate", ArgKind::number, "Radius in sigmas: int(truncate * sigma + 0.5) weights each side", "4.0"}},
-     ResultKind::array, {}, {{"sigma"}, {"sigma_x", "sigma_y", "sigma_z"}},
+     "Gaussian filter as scipy.ndimage.gaussian_filter (with --order, its derivatives); float32 out for integer "
+     "input. Give --sigma (every axis), or --sigma-x/--sigma-y/--sigma-z (per axis)",
+     with(with({{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"}}, detail::sigma_args()),
+          with(detail::mode_args(),
+               {detail::truncate_arg(),
+                {"order", ArgKind::integers,
+                 "Derivative order 0-3: one for every axis, or one per axis in the array's order (z y x)", "0",
+                 false, {}, 0, 3}})),
+     ResultKind::array, {}, detail::sigma_alternatives(),
      [](const OpArgs& x) {
-         std::array<double, 3> zyx;
-         const char* axes[3] = {"sigma_z", "sigma_y", "sigma_x"};
-         for (size_t i = 0; i < 3; ++i)
-             zyx[i] = x.has("sigma") ? x.number("sigma") : x.has(axes[i]) ? x.number(axes[i]) : 0.0;
-         return gaussian_filter(x.array("input"), zyx, parse_nd_mode(x.text("mode")), x.number("cval"),
-                                x.number("truncate"));
+         const Array& in = x.array("input");
+         return gaussian_filter(in, detail::sigma_of(x), parse_nd_mode(x.text("mode")), x.number("cval"),
+                                x.number("truncate"), order_of(x, in.ndim()));
+     }},
+    {"gaussian_filter1d",
+     "Gaussian filter along one axis as scipy.ndimage.gaussian_filter1d; float32 out for integer input",
+     with({{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"},
+           {"sigma", ArgKind::number, "Standard deviation, >= 0"},
+           {"axis", ArgKind::integer, "Axis to filter along (negative counts from the last)", "-1", false, {}, -3, 2},
+           {"order", ArgKind::integer, "Derivative order 0-3", "0", false, {}, 0, 3}},
+          with(detail::mode_args(), {detail::truncate_arg()})),
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) {
+         return gaussian_filter1d(x.array("input"), x.number("sigma"), static_cast<int>(x.integer("axis")),
+                                  static_cast<int>(x.integer("order")), parse_nd_mode(x.text("mode")),
+                                  x.number("cval"), x.number("truncate"));
      }},
     {"gaussian_blur",
      "Gaussian blur (pyclesperanto's arguments, scipy.ndimage's semantics: mode reflect, truncate 4)",

@@ -10,6 +10,7 @@
 #include "kiln/conv_types.hpp"
 #include "kiln/convolve.hpp"
 #include "kiln/csr.hpp"
+#include "kiln/derivatives.hpp"
 #include "kiln/detector.hpp"
 #include "kiln/device.hpp"
 #include "kiln/dtype.hpp"

@@ -18,11 +18,14 @@ namespace kiln::cpu {
 /// skipped the result is a copy. Each pass sums in double and rounds to the
 /// result dtype before the next, as SciPy does: the input's dtype for float32
 /// and float64, float32 for integer input (SciPy with output=numpy.float32;
-/// its default would keep the integer dtype). Throws InvalidArgument for an
-/// empty input or any sigma (used or not) or truncate that is negative or not
-/// finite.
+/// its default would keep the integer dtype). order_zyx: the derivative
+/// order (0 .. 3) per axis in (z, y, x) order, gaussian_kernel1d's weights of
+/// that order on the axes not skipped. Throws InvalidArgument for an empty
+/// input, any sigma (used or not) or truncate that is negative or not
+/// finite, and any order outside 0 .. 3.
 HostArray gaussian_filter(const HostArray& input, std::array<double, 3> sigma_zyx,
-                          NdMode mode = NdMode::reflect, double cval = 0, double truncate = 4.0);
+                          NdMode mode = NdMode::reflect, double cval = 0, double truncate = 4.0,
+                          std::array<int, 3> order_zyx = {0, 0, 0});
 
 }  // namespace kiln::cpu
 #pragma GCC visibility pop
