@@ -22,7 +22,8 @@
 // choice):
 // NET = 1, footprints of up to 64 elements whose box holds at most 64: the
 // window's keys into registers and Batcher's odd-even merge sort over P2
-// (the next power of two) keys, the missing ones all-ones constants. K, the
+// (the next power of two) keys, the missing ones all-ones constants; the
+// network is written out (rank_network.glsl), no loops to unroll. K, the
 // box and its membership (MASK0/MASK1) are specialization constants: the
 // loops unroll completely, so that the compiler folds the compare-exchanges
 // with the constants and drops every one that does not lead to key K.
@@ -39,7 +40,7 @@ layout(constant_id = 5) const uint KW = 1;
 layout(constant_id = 6) const uint PX = 1;      // outputs per invocation along x
 layout(constant_id = 7) const uint K = 0;       // the rank
 layout(constant_id = 8) const uint NET = 0;
-layout(constant_id = 9) const uint P2 = 2;      // NET: keys sorted (a power of two >= the count)
+layout(constant_id = 9) const uint LOG2_P2 = 1; // NET: log2 of the keys sorted (a power of two >= the count)
 layout(constant_id = 10) const uint IS_BOX = 1;
 layout(constant_id = 11) const uint MASK0 = 0;  // NET, not a box: membership of box elements 0-31
 layout(constant_id = 12) const uint MASK1 = 0;  // and 32-63
@@ -68,6 +69,7 @@ layout(push_constant) uniform P {
     uint cval_key;  // the key of cval converted to T
 } p;
 
+const uint P2 = 1u << LOG2_P2;
 const uint LX = gl_WorkGroupSize.x;
 const uint LY = gl_WorkGroupSize.y;
 const uint TW = LX * PX;
@@ -122,21 +124,10 @@ bool member(uint i) {
     return ((i < 32 ? MASK0 >> i : MASK1 >> (i - 32)) & 1u) != 0;
 }
 
-void sort_network(inout uint v[P2]) {
-    // Batcher's odd-even merge sort (iterative form).
-    [[unroll]] for (uint q = 1; q < P2; q += q)
-        [[unroll]] for (uint k = q; k >= 1; k /= 2)
-            [[unroll]] for (uint j = k % q; j + k < P2; j += 2 * k)
-                [[unroll]] for (uint i = 0; i < k; ++i)
-                    if (i + j + k < P2 && (i + j) / (2 * q) == (i + j + k) / (2 * q)) {
-                        const uint a = v[i + j], b = v[i + j + k];
-                        v[i + j] = min(a, b);
-                        v[i + j + k] = max(a, b);
-                    }
-}
+#include "rank_network.glsl"
 
 uint select_net(uint tx, uint ty, uint o) {
-    uint v[P2];
+    uint v[64];  // as sort_network takes them; those past P2 are never touched
     uint n = 0;
     [[unroll]] for (uint dz = 0; dz < KD; ++dz)
         [[unroll]] for (uint dy = 0; dy < KH; ++dy)

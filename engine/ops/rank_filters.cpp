@@ -107,8 +107,8 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
     const bool box = footprint.is_box();
     const uint64_t volume = uint64_t(kd) * kh * kw;
     const bool net = n <= max_network && volume <= max_network;
-    uint32_t p2 = 2;
-    while (p2 < n) p2 *= 2;
+    uint32_t log2_p2 = 1;
+    while ((size_t(1) << log2_p2) < n) ++log2_p2;
     uint32_t mask_lo = 0, mask_hi = 0;
     if (net)
         for (size_t i = 0; i < volume; ++i)
@@ -144,7 +144,7 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
     p.mode = uint32_t(ops::conv::ext_of(mode));
     p.cval_key = cval_key(cval, t);
     d.read(input).write(out).read(mask);
-    for (uint32_t v : {kd, kh, kw, px, k, uint32_t(net), p2, uint32_t(box), mask_lo, mask_hi}) d.spec(v);
+    for (uint32_t v : {kd, kh, kw, px, k, uint32_t(net), log2_p2, uint32_t(box), mask_lo, mask_hi}) d.spec(v);
     d.push(p);
     auto groups = [&](uint64_t tiles, int axis) {
         const uint64_t limit = std::min<uint64_t>(ctx.info().max_workgroup_count[axis], 65535);

@@ -128,7 +128,7 @@ rank("int16 rank 3 15x15 mirror (bisection)", I16, "rank", 3, box(15, 15), mode=
 rank("int16 median 3x3 constant negative", I16, "median", 0, box(3, 3), mode="constant", cval=-100)
 rank("uint16 percentile 75 4x4 nearest", U16, "percentile", 75, box(4, 4), mode="nearest")
 rank("3-D median 3x3x3", VOL, "median", 0, box(3, 3, 3))
-rank("3-D median 3x5x3 constant", VOL, "median", 0, box(3, 5, 3), mode="constant", cval=0.5)
+rank("3-D median 2x5x3 constant", VOL, "median", 0, box(2, 5, 3), mode="constant", cval=0.5)
 rank("3-D median cross nearest", VOL, "median", 0, ndimage.generate_binary_structure(3, 1), mode="nearest")
 rank("3-D median 5x5x5 origin (bisection)", VOL, "median", 0, box(5, 5, 5), origin=(1, 0, -1), mode="wrap")
 rank("3-D uint8 median 3x3x3 wrap", VU8, "median", 0, box(3, 3, 3), mode="wrap")
