@@ -30,7 +30,8 @@
 // NET = 0: bisection on the key's bits, highest first: the answer's key is
 // the largest c with #{keys < c} <= K, found one bit per pass with one
 // count over the window; the PX outputs of an invocation share each row's
-// loads. KEY_BITS passes: 8, 16 or 32 by dtype.
+// loads. A pass per key bit below those every key of the tile shares (at
+// most 8, 16 or 32 by dtype).
 #include "dtype.glsl"
 #include "grid.glsl"
 
@@ -45,15 +46,11 @@ layout(constant_id = 10) const uint IS_BOX = 1;
 layout(constant_id = 11) const uint MASK0 = 0;  // NET, not a box: membership of box elements 0-31
 layout(constant_id = 12) const uint MASK1 = 0;  // and 32-63
 
+// Elements as stored: the bits of 32-bit ones, 8- and 16-bit ones as T.
 #if defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
 #define RAW uint
-#define KEY_BITS 32
-#elif defined(KILN_DTYPE_int16) || defined(KILN_DTYPE_uint16)
-#define RAW T
-#define KEY_BITS 16
 #else
 #define RAW T
-#define KEY_BITS 8
 #endif
 
 layout(std430, binding = 0) readonly buffer In { RAW src[]; };
@@ -82,6 +79,7 @@ const uint S0 = (SW + PX - 1) / PX;
 const uint S = S0 + (32 / PX + 32 - S0 % 32) % 32;
 const uint ROW = PX * S;
 shared uint tile[KD * SH * ROW];
+shared uint tile_and, tile_or;  // of the tile's keys (NET = 0)
 const uint MW = (KW + 15) / 16;
 
 #include "boundary.glsl"
@@ -139,9 +137,13 @@ uint select_net(uint tx, uint ty, uint o) {
     return v[K];
 }
 
+// The bits the tile's keys (halo and cval included) all share are those
+// of every answer: the bisection starts below them.
 void select_bisect(uint tx, uint ty, out uint prefix[PX]) {
-    [[unroll]] for (uint o = 0; o < PX; ++o) prefix[o] = 0;
-    [[dont_unroll]] for (int b = KEY_BITS - 1; b >= 0; --b) {
+    const int top = findMSB(tile_and ^ tile_or);
+    const uint high = top >= 31 ? 0u : ~0u << uint(top + 1);
+    [[unroll]] for (uint o = 0; o < PX; ++o) prefix[o] = tile_and & high;
+    [[dont_unroll]] for (int b = top; b >= 0; --b) {
         uint cand[PX], count[PX];
         [[unroll]] for (uint o = 0; o < PX; ++o) {
             cand[o] = prefix[o] | (1u << b);
@@ -172,15 +174,27 @@ void main() {
         const int y0 = int(tile_y * TH), x0 = int(tile_x * TW);
         // The tile and its halo, as keys; consecutive invocations load
         // consecutive columns.
+        if (NET == 0 && tid == 0) {
+            tile_and = ~0u;
+            tile_or = 0u;
+        }
+        if (NET == 0) barrier();
+        uint all_and = ~0u, all_or = 0u;
         for (uint e = tid; e < KD * SH * SW; e += threads) {
             const uint c = e % SW, r = (e / SW) % SH, pl = e / (SW * SH);
             const int iz = ext_index(int(z) + p.oz + int(pl), int(p.Z), p.mode);
             const int iy = ext_index(y0 + p.oy + int(r), int(p.Y), p.mode);
             const int ix = ext_index(x0 + p.ox + int(c), int(p.X), p.mode);
-            tile[shared_at(pl, r, c)] =
-                iz < 0 || iy < 0 || ix < 0
-                    ? p.cval_key
-                    : key_of(src[(uint(iz) * p.Y + uint(iy)) * p.X + uint(ix)]);
+            const uint key = iz < 0 || iy < 0 || ix < 0
+                                 ? p.cval_key
+                                 : key_of(src[(uint(iz) * p.Y + uint(iy)) * p.X + uint(ix)]);
+            tile[shared_at(pl, r, c)] = key;
+            all_and &= key;
+            all_or |= key;
+        }
+        if (NET == 0) {
+            atomicAnd(tile_and, all_and);
+            atomicOr(tile_or, all_or);
         }
         barrier();
         const uint y = uint(y0) + ty;

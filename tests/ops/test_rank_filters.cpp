@@ -101,6 +101,10 @@ TEST_CASE("rank filters match the CPU reference on other dtypes and footprints",
                                 cpu::rank_filter(hv, -3, box, mode, 5), 0, 0);
         }
     }
+    // Every key of a tile equal: the bisection has no bit left to find.
+    const HostArray flat = test::random(Shape{5, 7, 9}, DType::uint16, 1, 300, 300);
+    test::require_close(rank_filter(Array::from_host(ctx, flat), 40, ball, NdMode::constant, 300).to_host(),
+                        flat, 0, 0);
 }
 
 TEST_CASE("rank and uniform filters refuse what they do not accept", "[rank_filters]") {
