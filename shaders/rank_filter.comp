@@ -23,7 +23,8 @@
 // NET = 1, footprints of up to 64 elements whose box holds at most 64: the
 // window's keys into registers and Batcher's odd-even merge sort over P2
 // (the next power of two) keys, the missing ones all-ones constants; the
-// network is written out (rank_network.glsl), no loops to unroll. K, the
+// network is written out (rank_network.glsl), no loops to unroll; the
+// median of 9 takes Paeth's 19 compare-exchanges instead. K, the
 // box and its membership (MASK0/MASK1) are specialization constants: the
 // loops unroll completely, so that the compiler folds the compare-exchanges
 // with the constants and drops every one that does not lead to key K.
@@ -45,6 +46,7 @@ layout(constant_id = 9) const uint LOG2_P2 = 1; // NET: log2 of the keys sorted 
 layout(constant_id = 10) const uint IS_BOX = 1;
 layout(constant_id = 11) const uint MASK0 = 0;  // NET, not a box: membership of box elements 0-31
 layout(constant_id = 12) const uint MASK1 = 0;  // and 32-63
+layout(constant_id = 13) const uint COUNT = 1;  // the footprint's elements
 
 // Elements as stored: the bits of 32-bit ones, 8- and 16-bit ones as T.
 #if defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
@@ -133,7 +135,10 @@ uint select_net(uint tx, uint ty, uint o) {
                 if (member((dz * KH + dy) * KW + dx))
                     v[n++] = tile[shared_at(dz, ty + dy, tx * PX + o + dx)];
     [[unroll]] for (uint i = n; i < P2; ++i) v[i] = 0xffffffffu;
-    sort_network(v);
+    if (COUNT == 9 && K == 4)
+        median9_network(v);
+    else
+        sort_network(v);
     return v[K];
 }
 

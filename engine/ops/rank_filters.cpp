@@ -16,9 +16,11 @@
 // - Below 65 elements a sorting network in registers costs less: Batcher's
 //   merge sort over 16, 32 or 64 keys is 63, 191 or 543 compare-exchanges
 //   (two min/max each), before the compiler drops those that cannot reach
-//   key K and those against the all-ones padding: 3x3 is on the order of 30
-//   compare-exchanges, against 9 * 32 compare-adds of bisection, 7x7 a few
-//   hundred against 1568. The footprint, its membership and K are
+//   key K and those against the all-ones padding (spirv-opt's count of
+//   min/max left: 71 for the 3x3 median, 235 for rank 6 of 5x5, 757 for
+//   the 7x7 median, against 288, 800 and 1568 compare-adds of bisection).
+//   The median of 9 takes Paeth's network instead (19 exchanges, at most 38
+//   min/max; recent CuPy has a special median network for it too). The footprint, its membership and K are
 //   specialization constants, so that the network unrolls into registers.
 // - A per-tile histogram (Huang/Perreault) would beat both for 8-bit images
 //   and large windows, but not for float32, the benchmark's dtype; the
@@ -144,7 +146,9 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
     p.mode = uint32_t(ops::conv::ext_of(mode));
     p.cval_key = cval_key(cval, t);
     d.read(input).write(out).read(mask);
-    for (uint32_t v : {kd, kh, kw, px, k, uint32_t(net), log2_p2, uint32_t(box), mask_lo, mask_hi}) d.spec(v);
+    for (uint32_t v : {kd, kh, kw, px, k, uint32_t(net), log2_p2, uint32_t(box), mask_lo, mask_hi,
+                       uint32_t(n)})
+        d.spec(v);
     d.push(p);
     auto groups = [&](uint64_t tiles, int axis) {
         const uint64_t limit = std::min<uint64_t>(ctx.info().max_workgroup_count[axis], 65535);

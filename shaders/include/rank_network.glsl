@@ -116,4 +116,9 @@ void sort_network(inout uint v[64]) {
         CE(49, 50) CE(51, 52) CE(53, 54) CE(55, 56) CE(57, 58) CE(59, 60) CE(61, 62)
     }
 }
+// The median of v[0 .. 8] into v[4] (19 compare-exchanges).
+void median9_network(inout uint v[64]) {
+    CE(1, 2) CE(4, 5) CE(7, 8) CE(0, 1) CE(3, 4) CE(6, 7) CE(1, 2) CE(4, 5) CE(7, 8) CE(0, 3)
+    CE(5, 8) CE(4, 7) CE(3, 6) CE(1, 4) CE(2, 5) CE(4, 7) CE(4, 2) CE(6, 4) CE(4, 2)
+}
 #undef CE
