@@ -76,6 +76,11 @@ Array uniform_integer(const Array& input, const std::vector<UniformPass>& passes
     const Shape& shape = input.shape();
     Array current = input;
     for (const UniformPass& pass : passes) {
+        // uniform_line.comp sums 8- and 16-bit integers in 32 bits.
+        if (dtype_size(t) == 2 && pass.size > 32768)
+            throw Unsupported("uniform_filter: size " + std::to_string(pass.size) + " for " +
+                              std::string(dtype_name(t)) +
+                              " input is not supported; up to 32768 (or convert to float32 first)");
         LinePush p{};
         p.outer = p.inner = 1;
         for (size_t a = 0; a < pass.axis; ++a) p.outer *= uint32_t(shape[a]);

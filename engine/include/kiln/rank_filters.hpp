@@ -18,10 +18,14 @@ namespace kiln {
 /// element of sorted index `rank` among the input's elements under the
 /// footprint (its origin applied; a footprint of fewer dimensions than the
 /// array applies to its last axes), positions outside the array as `mode`
-/// says. A negative rank counts from the end (-1: the largest). The result
-/// has the input's dtype and equals SciPy's exactly for NaN-free input
-/// (floats are ordered by value; -0.0 comes out as +0.0, and NaN and +-inf
-/// order after every finite value). Throws InvalidArgument for a null
+/// says. A negative rank counts from the end (-1: the largest). cval is
+/// converted to the dtype first (floats rounded; integers truncated and
+/// clamped to its range, where SciPy would compare the double and convert
+/// the result): the same for any cval the dtype holds. The result has the
+/// input's dtype and equals SciPy's exactly for NaN-free input. Floats are
+/// ordered -inf < finite < +inf with -0.0 before +0.0 (SciPy takes the two
+/// zeros as equal, so a window holding both may give the other zero's
+/// sign), NaN after +inf (-NaN before -inf). Throws InvalidArgument for a null
 /// input, a rank outside [-n, n) for a footprint of n elements, or a
 /// footprint that does not fit the array (Footprint::offsets); Unsupported
 /// for float64.
@@ -51,7 +55,9 @@ size_t resolve_rank(int64_t rank, size_t n, const char* op);
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval, origin) of a
 /// 1-, 2- or 3-D array: the mean over a box, as a 1-D pass per axis (slowest
 /// first) each rounding to the input's dtype, as SciPy's do (integers
-/// truncated toward zero, as SciPy's C conversion truncates). sizes and
+/// truncated toward zero, as SciPy's C conversion truncates; their sums are
+/// exact, and cval is converted to the integer dtype first, truncated and
+/// clamped). sizes and
 /// origins: one per axis in (z, y, x) order, or a single one for every axis;
 /// origins empty means 0. An axis of size 1 (origin 0) is skipped. Each
 /// output along an axis is the mean of input[i - size / 2 - origin ..
@@ -59,7 +65,9 @@ size_t resolve_rank(int64_t rank, size_t n, const char* op);
 /// float roundings of SciPy's (it sums in double). Throws InvalidArgument for
 /// a null input, a size below 1 or above 2^20, a count of sizes or origins
 /// that is neither 1 nor the array's dimensions, or an origin outside
-/// [-(size / 2), (size - 1) / 2].
+/// [-(size / 2), (size - 1) / 2]; Unsupported for int32 and uint32 input on
+/// a device without 64-bit integers in shaders, and for 16-bit integers
+/// with a size above 32768 (their 32-bit sums could overflow).
 Array uniform_filter(const Array& input, const std::vector<int64_t>& sizes,
                      NdMode mode = NdMode::reflect, double cval = 0,
                      const std::vector<int64_t>& origins = {});
