@@ -6,13 +6,12 @@
 #include <utility>
 #include <vector>
 
+#include "cpu/nd_index.hpp"
 #include "host/op_rules.hpp"
 #include "kiln/error.hpp"
 
 namespace kiln::cpu {
 namespace {
-
-using Index = ptrdiff_t;
 
 void require_ndim(const HostArray& a, size_t ndim, const char* fn, const char* what) {
     if (a.shape.empty())
@@ -21,39 +20,6 @@ void require_ndim(const HostArray& a, size_t ndim, const char* fn, const char* w
     if (a.shape.ndim() != ndim)
         throw InvalidArgument(std::string(fn) + ": " + what + " has shape " + a.shape.str() + "; a " +
                               std::to_string(ndim) + "-D array is required");
-}
-
-// Symmetric extension including the edge (SciPy's 'symm', ndimage's
-// 'reflect'), periodic with period 2n so any distance is defined.
-Index symm_index(Index i, Index n) {
-    const Index k = (i >= 0 ? i : -(i + 1)) % (2 * n);
-    return k >= n ? 2 * n - 1 - k : k;
-}
-
-Index wrap_index(Index i, Index n) {
-    return ((i % n) + n) % n;
-}
-
-// The position ndimage reads for i under mode, or -1 where it reads cval.
-Index nd_index(Index i, Index n, NdMode mode) {
-    if (i >= 0 && i < n) return i;
-    switch (mode) {
-        case NdMode::reflect:
-            return symm_index(i, n);
-        case NdMode::constant:
-            return -1;
-        case NdMode::nearest:
-            return i < 0 ? 0 : n - 1;
-        case NdMode::wrap:
-            return wrap_index(i, n);
-        case NdMode::mirror: {
-            if (n == 1) return 0;
-            const Index period = 2 * n - 2;
-            const Index k = std::abs(i) % period;
-            return k >= n ? period - k : k;
-        }
-    }
-    return -1;
 }
 
 // Elements converted to the result type R first, then widened for summing.
