@@ -11,7 +11,8 @@
 // computed in double with `precise` (no fused multiply-adds), so that order 0
 // picks the element SciPy picks at exact halves; the weights are R. Taps
 // beyond the edges follow the mode (constant and wrap read mirrored taps,
-// grid-constant reads cval), as SciPy's. An axis flagged in `flags` passes
+// grid-constant reads cval), as SciPy's; the mode (SciPy's code) is in
+// flags. An axis flagged in `flags` passes
 // its output index through (rotate of a volume, plane by plane).
 #include "dtype.glsl"
 #include "grid.glsl"
@@ -19,8 +20,7 @@
 
 layout(constant_id = 3) const int ORDER = 1;
 layout(constant_id = 4) const int NDIM = 2;
-layout(constant_id = 5) const int MODE = 4;
-layout(constant_id = 6) const int SOURCE = 0;
+layout(constant_id = 5) const int SOURCE = 0;
 
 #if defined(KILN_DTYPE_float64)
 #define R double
@@ -37,12 +37,11 @@ layout(push_constant) uniform P {
     uvec4 on;     // output extents
     ivec4 npad;   // elements prepended per axis before the spline filter
     uvec2 cval;   // double bits
-    uint flags;   // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode
+    uint flags;   // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode; 8-11 the mode
     uint count;   // outputs
 } p;
 
 const int TAPS = ORDER + 1;
-const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
 
 double coordinate(int a, int o[3], uint i) {
     precise double c;
@@ -74,6 +73,10 @@ double coordinate(int a, int o[3], uint i) {
 
 void main() {
     const R cval = R(packDouble2x32(p.cval));
+    // The mode is a push constant (one pipeline serves all eight): the
+    // branches on it are uniform.
+    const int MODE = int(p.flags >> 8) & 15;
+    const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
     FOR_EACH_ELEMENT(i, p.count) {
         int o[3];
         uint rest = i;

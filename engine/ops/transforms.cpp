@@ -171,6 +171,7 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     if (plan.has_shift) p.flags |= flag_shift;
     if (plan.has_zoom) p.flags |= flag_zoom;
     if (plan.grid_mode) p.flags |= flag_grid;
+    p.flags |= uint32_t(code_of(ip.mode)) << 8;
     const auto bits = ops::scalar_bits(ip.cval, DType::float64);
     p.cval[0] = bits[0], p.cval[1] = bits[1];
     p.count = static_cast<uint32_t>(out.size());
@@ -184,7 +185,7 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     const Array params = ops::conv::upload_weights(input.context(), prm, DType::float64);
     ops::Dispatcher d(ops::services(input), ops::variant(ops::Shader::interp_map, c.a.dtype()), {256, 1, 1});
     d.read(c.a).read(params).read(co ? co : params).write(out);
-    for (int v : {ip.order, int(nd), code_of(ip.mode), source}) d.spec(static_cast<uint32_t>(v));
+    for (int v : {ip.order, int(nd), source}) d.spec(static_cast<uint32_t>(v));
     d.push(p).stride_grid(out.size()).record();
     return out;
 }
