@@ -47,7 +47,7 @@ const OpFamily transforms_family("transforms", {
      }},
     {"rotate", std::string("Rotate as scipy.ndimage.rotate (a volume plane by plane)") + result_doc,
      with_interp({{"angle", ArgKind::number, "Rotation in degrees"},
-                  {"axes", ArgKind::integers, "The two axes of the plane of rotation: --axes 1,0", "1,0", false, {}, -3, 2},
+                  {"axes", ArgKind::integers, "The two axes of the plane of rotation: --axes 1 0", "1,0", false, {}, -3, 2},
                   flag("reshape", "1: the output grows to hold the whole rotated input; 0: the input's shape", "1")}),
      ResultKind::array, {}, {},
      [](const OpArgs& x) {
@@ -62,7 +62,7 @@ const OpFamily transforms_family("transforms", {
                    "Row-major matrix mapping output to input coordinates: ndim values (its diagonal), ndim^2, "
                    "ndim*(ndim+1) or (ndim+1)^2 (homogeneous)"},
                   {"offset", ArgKind::numbers, "Offset per axis, or one for all (ignored with a homogeneous matrix)", "0"},
-                  {"output_shape", ArgKind::integers, "Output extents (default: the input's): --output-shape 512,512",
+                  {"output_shape", ArgKind::integers, "Output extents (default: the input's): --output-shape 512 512",
                    "", true, {}, 1}}),
      ResultKind::array, {}, {},
      [](const OpArgs& x) {
