@@ -21,6 +21,9 @@
 layout(constant_id = 3) const int ORDER = 1;
 layout(constant_id = 4) const int NDIM = 2;
 layout(constant_id = 5) const int SOURCE = 0;
+// The mapping's doubles in the buffer (a volume's matrix and offset: 12)
+// rather than the push constants (8 at most).
+layout(constant_id = 6) const int PRM_BUFFER = 0;
 
 #if defined(KILN_DTYPE_float64)
 #define R double
@@ -29,17 +32,22 @@ layout(constant_id = 5) const int SOURCE = 0;
 #endif
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
-layout(std430, binding = 1) readonly buffer Prm { double prm[]; };  // zoom[3] shift[3] | m[3][3] offset[3]
+layout(std430, binding = 1) readonly buffer Prm { double prm_buffer[]; };
 layout(std430, binding = 2) readonly buffer Co { uint co[]; };     // coordinates' words
 layout(std430, binding = 3) writeonly buffer Out { R dst[]; };
 layout(push_constant) uniform P {
-    ivec4 n;      // input extents (NumPy order)
-    uvec4 on;     // output extents
-    ivec4 npad;   // elements prepended per axis before the spline filter
-    uvec2 cval;   // double bits
-    uint flags;   // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode; 8-11 the mode
-    uint count;   // outputs
+    double prm[8];  // zoom[NDIM] shift at 3 | m[NDIM][NDIM] offset[NDIM] (dense)
+    ivec4 n;        // input extents (NumPy order)
+    uvec4 on;       // output extents
+    uvec2 cval;     // double bits
+    uint flags;     // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode;
+                    // 8-11 the mode; 12-14 axis padded by 12 before the spline filter
+    uint count;     // outputs
 } p;
+
+double param(int k) {
+    return PRM_BUFFER != 0 ? prm_buffer[k] : p.prm[k];
+}
 
 const int TAPS = ORDER + 1;
 
@@ -47,27 +55,27 @@ double coordinate(int a, int o[3], uint i) {
     precise double c;
     if (SOURCE == 0) {
         c = double(o[a]);
-        if ((p.flags & 16u) != 0) c += prm[3 + a];
+        if ((p.flags & 16u) != 0) c += param(3 + a);
         if ((p.flags & 32u) != 0) {
             if ((p.flags & 64u) != 0) {
                 c += 0.5;
-                c *= prm[a];
+                c *= param(a);
                 c -= 0.5;
             } else {
-                c *= prm[a];
+                c *= param(a);
             }
         }
     } else if (SOURCE == 1) {
         c = 0.0;
-        [[unroll]] for (int l = 0; l < NDIM; ++l) c += double(o[l]) * prm[3 * a + l];
-        c += prm[9 + a];
+        [[unroll]] for (int l = 0; l < NDIM; ++l) c += double(o[l]) * param(NDIM * a + l);
+        c += param(NDIM * NDIM + a);
     } else if (SOURCE == 2) {
         c = double(uintBitsToFloat(co[uint(a) * p.count + i]));
     } else {
         uint w = 2 * (uint(a) * p.count + i);
         c = packDouble2x32(uvec2(co[w], co[w + 1]));
     }
-    c += double(p.npad[a]);
+    if ((p.flags & (4096u << a)) != 0) c += 12.0;  // SciPy's prepadding
     return c;
 }
 

@@ -33,15 +33,17 @@ struct PadPush {
 static_assert(sizeof(PadPush) == 48, "interp_pad's push constants");
 
 struct InterpPush {
+    double prm[8];
     int32_t n[4];
     uint32_t on[4];
-    int32_t npad[4];
     uint32_t cval[2];
     uint32_t flags, count;
 };
-static_assert(sizeof(InterpPush) == 64, "interp_map's push constants");
+static_assert(sizeof(InterpPush) == 112, "interp_map's push constants");
 
-constexpr uint32_t flag_shift = 16, flag_zoom = 32, flag_grid = 64;
+constexpr uint32_t flag_shift = 16, flag_zoom = 32, flag_grid = 64, mode_shift = 8, padded_shift = 12;
+// interp_map adds SciPy's 12 to the coordinates of a padded axis.
+constexpr int shader_prepad = 12;
 
 DType result_dtype(DType t) {
     return t == DType::float64 ? DType::float64 : DType::float32;
@@ -154,16 +156,21 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
                           " elements; up to 2^32 - 1 are supported");
     Array out = Array::empty(input.context(), out_shape, result_dtype(input.dtype()));
 
+    // The mapping's doubles, dense: zoom[nd] and shift at 3, or the
+    // matrix's nd^2 and the offset's nd.
     std::vector<double> prm(12, 0.0);
     InterpPush p{};
     for (size_t a = 0; a < nd; ++a) {
         p.n[a] = static_cast<int32_t>(c.a.shape()[a]);
         p.on[a] = static_cast<uint32_t>(out_shape.ndim() == nd ? out_shape[a] : 1);
-        p.npad[a] = c.npad[a];
+        if (c.npad[a] != 0) {
+            if (c.npad[a] != shader_prepad) throw Error("interpolation: a prepadding interp_map does not know");
+            p.flags |= 1u << (padded_shift + a);
+        }
         if (!plan.interpolated[a]) p.flags |= 1u << a;
         if (plan.matrix) {
-            for (size_t l = 0; l < nd; ++l) prm[3 * a + l] = plan.m[a * nd + l];
-            prm[9 + a] = plan.offset[a];
+            for (size_t l = 0; l < nd; ++l) prm[nd * a + l] = plan.m[a * nd + l];
+            prm[nd * nd + a] = plan.offset[a];
         } else {
             prm[a] = plan.zoom[a], prm[3 + a] = plan.shift[a];
         }
@@ -171,7 +178,11 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     if (plan.has_shift) p.flags |= flag_shift;
     if (plan.has_zoom) p.flags |= flag_zoom;
     if (plan.grid_mode) p.flags |= flag_grid;
-    p.flags |= uint32_t(code_of(ip.mode)) << 8;
+    p.flags |= uint32_t(code_of(ip.mode)) << mode_shift;
+    // Up to 8 doubles ride in the push constants (no upload); a volume's
+    // matrix and offset (12) go in a buffer.
+    const bool in_buffer = plan.matrix && nd == 3;
+    for (size_t k = 0; k < 8; ++k) p.prm[k] = prm[k];
     const auto bits = ops::scalar_bits(ip.cval, DType::float64);
     p.cval[0] = bits[0], p.cval[1] = bits[1];
     p.count = static_cast<uint32_t>(out.size());
@@ -182,10 +193,10 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
         if (co.dtype() != DType::float32 && co.dtype() != DType::float64) co = cast(co, DType::float64);
         source = co.dtype() == DType::float32 ? 2 : 3;
     }
-    const Array params = ops::conv::upload_weights(input.context(), prm, DType::float64);
+    const Array params = in_buffer ? ops::conv::upload_weights(input.context(), prm, DType::float64) : c.a;
     ops::Dispatcher d(ops::services(input), ops::variant(ops::Shader::interp_map, c.a.dtype()), {256, 1, 1});
-    d.read(c.a).read(params).read(co ? co : params).write(out);
-    for (int v : {ip.order, int(nd), source}) d.spec(static_cast<uint32_t>(v));
+    d.read(c.a).read(params).read(co ? co : c.a).write(out);
+    for (int v : {ip.order, int(nd), source, int(in_buffer)}) d.spec(static_cast<uint32_t>(v));
     d.push(p).stride_grid(out.size()).record();
     return out;
 }
