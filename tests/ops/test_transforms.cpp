@@ -4,6 +4,7 @@
 // coordinates of both float dtypes, a volume rotated plane by plane.
 #include <cmath>
 
+#include "kiln/manifest.hpp"
 #include "kiln/reference/transforms.hpp"
 #include "kiln/transforms.hpp"
 #include "support.hpp"
@@ -93,4 +94,29 @@ TEST_CASE("gpu transforms refuse bad arguments", "[transforms]") {
     CHECK_THROWS_AS(affine_transform(img, {1, 2, 3}), InvalidArgument);
     CHECK_THROWS_AS(map_coordinates(img, Array{}), InvalidArgument);
     CHECK_THROWS_AS(map_coordinates(img, Array::zeros(ctx, Shape{3, 4})), InvalidArgument);
+}
+
+TEST_CASE("transforms run from the manifest as from their functions", "[transforms]") {
+    Context ctx = test::context();
+    const HostArray h = test::random(Shape{9, 11}, DType::float32, 9, -5, 5);
+    const Array img = Array::from_host(ctx, h);
+    const Interp ip{1, InterpMode::grid_wrap, 0, true};
+    auto args = [&] {
+        OpArgs a(ctx);
+        a.set("input", img).set("order", int64_t(1)).set("mode", std::string("grid-wrap"));
+        return a;
+    };
+    auto same = [](const OpResult& r, const Array& want) {
+        test::require_close(std::get<Array>(r).to_host(), want.to_host(), 0, 0);
+    };
+    same(invoke("rotate", args().set("angle", 20.0).set("axes", std::vector<int64_t>{0, 1}).set("reshape", int64_t(0))),
+         rotate(img, 20, {0, 1}, false, ip));
+    same(invoke("affine_transform", args()
+                                        .set("matrix", std::vector<double>{1.1, 0.2, -0.1, 0.9})
+                                        .set("offset", std::vector<double>{1.5})
+                                        .set("output_shape", std::vector<int64_t>{7, 13})),
+         affine_transform(img, {1.1, 0.2, -0.1, 0.9}, {1.5}, {7, 13}, ip));
+    same(invoke("zoom", args().set("zoom", std::vector<double>{1.5, 0.5}).set("grid_mode", int64_t(1))),
+         zoom(img, {1.5, 0.5}, ip, true));
+    CHECK_THROWS_AS(invoke("rotate", args().set("angle", 20.0).set("axes", std::vector<int64_t>{0})), InvalidArgument);
 }
