@@ -76,6 +76,12 @@ const OpFamily transforms_family("transforms", {
                    "Coordinates array file of shape (input ndim, ...); the output has the rest of its shape"}}),
      ResultKind::array, {}, {},
      [](const OpArgs& x) { return map_coordinates(x.array("input"), x.array("coordinates"), interp_of(x)); }},
+    {"spline_filter", std::string("Cubic B-spline coefficients as scipy.ndimage.spline_filter(order=3)") + result_doc,
+     {{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"},
+      {"mode", ArgKind::choice, "Boundary handling of the filter (scipy.ndimage's interpolation modes)", "mirror",
+       false, interp_mode_names()}},
+     ResultKind::array, {}, {},
+     [](const OpArgs& x) { return spline_filter(x.array("input"), parse_interp_mode(x.text("mode"))); }},
 });
 
 }  // namespace
