@@ -4,7 +4,7 @@
 //! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
 // B-spline interpolation of order ORDER (0, 1, 3) at mapped coordinates, as
 // scipy.ndimage's NI_ZoomShift and NI_GeometricTransform: one output per
-// invocation (grid-stride). Per axis the input coordinate comes from
+// invocation (grid-stride). Per axis the input coordinate comes from (SOURCE)
 //   SOURCE 0: zoom/shift   c = o; c += shift; c = grid ? (c + 0.5) * zoom - 0.5 : c * zoom
 //   SOURCE 1: matrix       c = sum_l o[l] * m[a][l] + offset[a]
 //   SOURCE 2, 3: a coordinates array (float32, float64) of NDIM rows of count
@@ -20,10 +20,6 @@
 
 layout(constant_id = 3) const int ORDER = 1;
 layout(constant_id = 4) const int NDIM = 2;
-layout(constant_id = 5) const int SOURCE = 0;
-// The mapping's doubles in the buffer (a volume's matrix and offset: 12)
-// rather than the push constants (8 at most).
-layout(constant_id = 6) const int PRM_BUFFER = 0;
 
 #if defined(KILN_DTYPE_float64)
 #define R double
@@ -41,18 +37,27 @@ layout(push_constant) uniform P {
     uvec4 on;       // output extents
     uvec2 cval;     // double bits
     uint flags;     // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode;
-                    // 8-11 the mode; 12-14 axis padded by 12 before the spline filter
+                    // 8-11 the mode; 12-14 axis padded by 12 before the spline filter;
+                    // 16-17 SOURCE; 18 the mapping's doubles in the buffer (a
+                    // volume's matrix and offset: 12) rather than in prm (8)
     uint count;     // outputs
 } p;
 
+// Push constants rather than specialization constants, so that few
+// pipelines serve every call: the branches on them are uniform.
+int source() {
+    return int(p.flags >> 16) & 3;
+}
+
 double param(int k) {
-    return PRM_BUFFER != 0 ? prm_buffer[k] : p.prm[k];
+    return (p.flags & (1u << 18)) != 0 ? prm_buffer[k] : p.prm[k];
 }
 
 const int TAPS = ORDER + 1;
 
 double coordinate(int a, int o[3], uint i) {
     precise double c;
+    const int SOURCE = source();
     if (SOURCE == 0) {
         c = double(o[a]);
         if ((p.flags & 16u) != 0) c += param(3 + a);
@@ -81,8 +86,6 @@ double coordinate(int a, int o[3], uint i) {
 
 void main() {
     const R cval = R(packDouble2x32(p.cval));
-    // The mode is a push constant (one pipeline serves all eight): the
-    // branches on it are uniform.
     const int MODE = int(p.flags >> 8) & 15;
     const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
     FOR_EACH_ELEMENT(i, p.count) {
