@@ -9,6 +9,11 @@
 // (the input padded by 12 with mode nearest and grid-constant). The result is
 // float64 for float64 input and float32 otherwise: SciPy's default would keep
 // an integer input's dtype; these equal SciPy's with output=numpy.float32.
+// Each throws InvalidArgument for a null input, arguments SciPy refuses
+// (counts of values that fit no axis, axes out of range, a homogeneous
+// matrix whose last row is not 0 ... 0 1, an output extent of 0) and values
+// that are not finite, and Unsupported for orders 2, 4 and 5 and for inputs
+// or outputs of 2^32 elements or more.
 #include <array>
 #include <string>
 #include <string_view>
