@@ -1,9 +1,10 @@
 // Label tools on the GPU. The renumbering ones share three steps, recorded
-// together: counts per label value (kiln::bincount), a one-workgroup scan
-// that makes the table old -> new (labtool_map), and a pass applying it
-// (labtool_apply). find_objects updates bounding boxes once per run of a
-// label along x (labtool_boxes); dilate_labels and voronoi_otsu_labeling
-// grow labels with pyclesperanto's steps (labtool_grow).
+// together after one read-back of the label range: pixel counts per label
+// (labtool_count), a one-workgroup scan that makes the table old -> new
+// (labtool_map), and a pass applying it (labtool_apply). find_objects
+// updates bounding boxes once per run of a label along x (labtool_boxes);
+// dilate_labels and voronoi_otsu_labeling grow labels with pyclesperanto's
+// steps (labtool_grow).
 #include "kiln/label_tools.hpp"
 
 #include <cmath>
@@ -13,10 +14,9 @@
 
 #include "kiln/elementwise.hpp"
 #include "kiln/filters.hpp"
-#include "kiln/histogram.hpp"
 #include "kiln/label.hpp"
-#include "kiln/reduce.hpp"
 #include "kiln/threshold.hpp"
+#include "ops/finite_range.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -66,13 +66,25 @@ void check_labels(const Array& labels, const char* op) {
                           "(kiln arrays have at least one element); check kiln::max(labels) > 0 first");
 }
 
-// numpy.bincount of the labels, with the op's name on a negative label.
+// Pixel counts of the labels 1..max (entry 0, background, stays 0): the
+// range read back to size them (and refuse negative labels), then
+// labtool_count, which skips background instead of piling atomics on it.
 Array label_counts(const Array& labels, const char* op) {
-    try {
-        return bincount(labels);
-    } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string(op) + ": " + e.what() + " (labels must be >= 0)");
-    }
+    const ops::FiniteRange r = ops::finite_range(labels);
+    if (r.min < 0)
+        throw InvalidArgument(std::string(op) + ": the label image holds " + std::to_string(int64_t(r.min)) +
+                              "; labels must be >= 0");
+    const auto entries = static_cast<size_t>(r.max) + 1;
+    Array counts = Array::zeros(labels.context(), Shape{entries}, DType::uint32);
+    const auto n = static_cast<uint32_t>(labels.size());
+    constexpr uint32_t run = 16;  // pixels per invocation, as labtool_count's RUN
+    Dispatcher(ops::services(labels), KernelId::labtool_count, linear_local)
+        .read(labels)
+        .read_write(counts)
+        .push(n)
+        .stride_grid((uint64_t(n) + run - 1) / run)
+        .record();
+    return counts;
 }
 
 // Labels l in 1..max kept when lo <= counts[l] <= hi and flags[l] == 0
@@ -184,7 +196,7 @@ Array label_sizes(const Array& labels) {
 
 Array find_objects(const Array& labels) {
     check_labels(labels, "find_objects");
-    const double top = max(labels);
+    const double top = ops::finite_range(labels).max;
     const auto count = static_cast<uint32_t>(std::max(0.0, top));
     const auto nd = static_cast<uint32_t>(labels.ndim());
     if (count == 0) throw_no_labels("find_objects");

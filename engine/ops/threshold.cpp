@@ -13,6 +13,7 @@
 #include "kiln/histogram.hpp"
 #include "kiln/manifest.hpp"
 #include "kiln/reference/threshold.hpp"
+#include "ops/finite_range.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -73,14 +74,8 @@ std::array<double, 4> li_pass(const Array& image, uint32_t mode, double lo, doub
     return r;
 }
 
-struct Range {
-    double min = 0, max = 0, count = 0;
-};
-
-Range finite_range(const Array& image) {
-    const auto r = li_pass(image, 0, 0, 0);
-    return {r[0], r[1], r[2]};
-}
+using Range = ops::FiniteRange;
+using ops::finite_range;
 
 // skimage.exposure.histogram(image, nbins) from the GPU.
 cpu::ThresholdHistogram gpu_histogram(const Array& image, int nbins, const char* op) {
@@ -121,6 +116,12 @@ cpu::ThresholdHistogram gpu_histogram(const Array& image, int nbins, const char*
 }
 
 }  // namespace
+
+ops::FiniteRange ops::finite_range(const Array& a) {
+    check_image(a, "finite_range");
+    const auto r = li_pass(a, 0, 0, 0);
+    return {r[0], r[1], r[2]};
+}
 
 double threshold_otsu(const Array& image, int nbins) {
     return cpu::otsu_threshold(gpu_histogram(image, nbins, "threshold_otsu"));
