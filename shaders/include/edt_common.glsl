@@ -13,11 +13,10 @@ layout(push_constant) uniform Push {
     uvec2 sampling[3];  // per axis, D's bits (float: .x)
 } p;
 
-#if defined(EDT_DOUBLE)
 const D D_INF = D(1.0 / 0.0);
+#if defined(EDT_DOUBLE)
 D spacing(uint a) { return packDouble2x32(p.sampling[a]); }
 #else
-const D D_INF = D(1.0 / 0.0);
 D spacing(uint a) { return uintBitsToFloat(p.sampling[a].x); }
 #endif
 
