@@ -98,9 +98,11 @@ Array watershed(const Array& image, const Array& markers, const Array& mask, int
     Array labels = Array::empty(c, shape, DType::int32);
     if (n == 0) return labels;
     const Array marks = markers.dtype() == DType::int32 ? markers : cast(markers, DType::int32);
-    const Array inside = !mask                              ? Array::zeros(c, Shape{4}, DType::uint8)
+    // uint8 masks go as they are (any nonzero is inside); others become
+    // mask != 0 (NaN inside, as NumPy's bool). No mask: a dummy binding.
+    const Array inside = !mask                          ? Array::zeros(c, Shape{4}, DType::uint8)
                          : mask.dtype() == DType::uint8 ? mask
-                                                            : not_equal(mask, Array::zeros(c, Shape{1}, mask.dtype()));
+                                                        : compare(CompareOp::not_equal, mask, 0.0);
     Array key = Array::empty(c, shape, DType::uint32);
     Array level = Array::empty(c, shape, DType::uint32);
     Array fixed = Array::empty(c, shape, DType::uint8);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "distance_fixture.hpp"
@@ -66,6 +67,28 @@ TEST_CASE("watershed matches the CPU reference on larger images, plateaus includ
         const Array whole =
             watershed(Array::from_host(ctx, image), Array::from_host(ctx, markers), Array(), c.connectivity);
         test::require_close(whole.to_host(), cpu::watershed(image, markers, HostArray(), c.connectivity), 0, 0);
+    }
+}
+
+TEST_CASE("watershed takes masks and markers of any dtype, as skimage converts them", "[ops][watershed]") {
+    Context ctx = test::context();
+    const WatershedCase& c = test::fixture::watershed_cases[2];  // a masked image
+    REQUIRE(!c.mask.values.empty());
+    const Array image = Array::from_host(ctx, test::to_host(c.image, DType::float32));
+    const HostArray want = test::to_host(c.expected);
+    for (DType t : {DType::float32, DType::float64, DType::int16}) {
+        INFO(dtype_name(t));
+        // Mask values other than 1 (and NaN for floats) are inside too.
+        HostArray mask = test::to_host(c.mask, t);
+        visit_dtype(t, [&](auto z) {
+            using T = decltype(z);
+            auto v = mask.as<T>();
+            for (size_t i = 0; i < v.size(); ++i)
+                if (v[i] != T(0)) v[i] = i % 3 == 0 && std::is_floating_point_v<T> ? T(NAN) : T(-3);
+        });
+        const Array markers = Array::from_host(ctx, test::to_host(c.markers, t));
+        test::require_close(watershed(image, markers, Array::from_host(ctx, mask), c.connectivity).to_host(), want,
+                            0, 0);
     }
 }
 
