@@ -9,7 +9,7 @@ layout(push_constant) uniform Push {
     uint first;   // the array's own first axis (3 - ndim)
     uint final_;  // 1: the last pass, which writes sqrt(d2)
     uint dims[3];
-    uint pad_;
+    uint chunks;  // edt_chunks' runs along the first axis
     uvec2 sampling[3];  // per axis, D's bits (float: .x)
 } p;
 

@@ -68,6 +68,30 @@ TEST_CASE("distance_transform_edt matches the CPU reference on larger masks", "[
     }
 }
 
+TEST_CASE("distance_transform_edt with zeros far apart: the first pass hops over runs", "[ops][distance]") {
+    Context ctx = test::context();
+    // A few zeros along first axes of many 32-element runs, at run edges too.
+    struct Case {
+        Shape shape;
+        std::vector<size_t> zeros;
+    };
+    const Case cases[] = {{Shape{1000}, {31, 32, 700}},
+                          {Shape{1000}, {999}},
+                          {Shape{200, 45}, {0, 95 * 45 + 3, 96 * 45 + 44, 199 * 45 + 20}},
+                          {Shape{200, 45}, {63 * 45 + 10}},
+                          {Shape{100, 7, 9}, {5, 64 * 63 + 40}}};
+    for (const Case& c : cases) {
+        INFO(c.shape.str() << ", " << c.zeros.size() << " zeros");
+        HostArray m(c.shape, DType::uint8);
+        for (auto& v : m.as<uint8_t>()) v = 1;
+        for (size_t z : c.zeros) m.as<uint8_t>()[z] = 0;
+        test::poison_pool(ctx, c.shape, DType::float32);
+        const HostArray got = distance_transform_edt(Array::from_host(ctx, m), {1.5}, DType::float64).to_host();
+        // Same sums in the same order as the reference: exact.
+        test::require_close(got, cpu::distance_transform_edt(m, {1.5}, DType::float64), 0, 0);
+    }
+}
+
 TEST_CASE("distance_transform_edt takes any dtype: nonzero and NaN are foreground", "[ops][distance]") {
     Context ctx = test::context();
     const HostArray base = blob_mask(Shape{23, 29}, 3);
