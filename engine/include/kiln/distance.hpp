@@ -17,15 +17,17 @@ namespace kiln {
 /// result: float32 (default) or float64 (SciPy's dtype). With unit sampling
 /// squared distances are whole numbers, exact in float32 below 2^24 (any
 /// image up to 2896 pixels a side, any volume up to 2364), so the float32
-/// result is float32(sqrt(d2)) exactly; with other sampling the float32 passes round each sum (a few
-/// ulps relative). float32 results take their square roots through float64.
+/// result is float32(sqrt(d2)) exactly; with other sampling the float32
+/// passes round each sum (a few ulps relative). float32 results take their
+/// square roots through float64.
 /// Algorithm: one pass per axis, each element searching outward along the
-/// axis: the first pass for the nearest zero of its line, later ones for the
-/// lower envelope min_k (s k)^2 + d2(i + k), stopping once (s k)^2 exceeds
-/// the best found. The work per element is proportional to its distance
-/// along the first axis (far less than a line for masks with background
-/// spread through them, a whole line in the worst case: a mask with almost
-/// no zeros costs O(N * extent)).
+/// axis: the first pass for the nearest zero of its line (hopping over runs
+/// of 32 elements without one), later ones for the lower envelope
+/// min_k (s k)^2 + d2(i + k), stopping once (s k)^2 exceeds the best found.
+/// The later passes' work per element is proportional to its distance (a
+/// handful of steps for masks with background spread through them; for a
+/// mask with very few zeros O(N * extent), where a PBA-style transform would
+/// be linear).
 /// Throws InvalidArgument for a null input, a rank outside 1-3, a bad
 /// sampling or result dtype; Unsupported for 2^31 elements or more, or
 /// a device without shaderFloat64.
