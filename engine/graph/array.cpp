@@ -62,9 +62,9 @@ Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
     detail::ContextImpl& st = ctx.state();
     const DeviceInfo& info = st.resources.info();
     const vk::Enabled& enabled = st.resources.device().enabled();
-    if (dtype == DType::float64 && !enabled.float64)
-        throw Unsupported("float64 arrays need shaderFloat64, which device '" + info.name +
-                          "' does not support; use float32");
+    if (dtype_real_part(dtype) == DType::float64 && !enabled.float64)
+        throw Unsupported(std::string(dtype_name(dtype)) + " arrays need shaderFloat64, which device '" + info.name +
+                          "' does not support; use float32 (complex64)");
     if ((dtype == DType::int8 || dtype == DType::uint8) && !(enabled.storage8 && enabled.int8))
         throw Unsupported("8-bit arrays need storageBuffer8BitAccess and shaderInt8, which device '" + info.name +
                           "' does not support");

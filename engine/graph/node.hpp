@@ -1,10 +1,12 @@
 #pragma once
-// Nodes of a graph: compute dispatches with declared reads and writes, and
-// buffer copies (transfers between staging and arrays).
+// Nodes of a graph: compute dispatches with declared reads and writes,
+// buffer copies (transfers between staging and arrays), and external
+// recorders (a library that records its own commands, VkFFT).
 #include <vulkan/vulkan.h>
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -48,14 +50,28 @@ struct Copy {
     VkDeviceSize size = 0;
 };
 
+/// Commands a library records itself (VkFFT's dispatches and the barriers
+/// between them). Its buffers take part in hazard tracking as a dispatch's
+/// do; `record` gets them resolved, in order, and must touch no other
+/// kiln memory, use only `stages`, and leave nothing bound that kiln relies
+/// on (the recorder rebinds its pipeline after it).
+struct External {
+    std::string name;
+    std::vector<BufferRef> buffers;
+    std::function<void(VkCommandBuffer, std::span<const VkDescriptorBufferInfo>)> record;
+    VkPipelineStageFlags2 stages = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+};
+
 struct Node {
-    std::variant<Dispatch, Copy> op;
+    std::variant<Dispatch, Copy, External> op;
     const std::string& name() const {
         return std::visit([](auto& n) -> const std::string& { return n.name; }, op);
     }
     template <typename F> void for_each_buffer(F&& f) const {
         if (auto* d = std::get_if<Dispatch>(&op))
             for (auto& b : d->buffers) f(b);
+        else if (auto* e = std::get_if<External>(&op))
+            for (auto& b : e->buffers) f(b);
         else {
             auto& c = std::get<Copy>(op);
             f(c.src);

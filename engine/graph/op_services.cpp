@@ -28,6 +28,29 @@ OpServices::Kept& OpServices::kept(const std::string& key, uint64_t bytes) {
     return k;
 }
 
+void OpServices::place(const Array& a) {
+    std::lock_guard guard(mutex_);
+    if (!a.storage()->placed()) a.storage()->place(resources_.allocator());
+}
+
+const vk::Device& OpServices::device() const { return resources_.device(); }
+
+std::shared_ptr<void> OpServices::cached(const std::string& key,
+                                         const std::function<std::shared_ptr<void>()>& make) {
+    std::lock_guard guard(mutex_);
+    std::shared_ptr<void>& o = cached_[key];
+    if (!o) o = make();
+    return o;
+}
+
+// The cached objects may own pipelines that submitted work still uses: the
+// scheduler, which waits for the device, goes after the services.
+OpServices::~OpServices() {
+    if (cached_.empty()) return;
+    resources_.device().wait_idle();
+    cached_.clear();
+}
+
 std::optional<std::array<uint32_t, 3>> OpServices::workgroup_size(const std::string& kernel) const {
     std::lock_guard guard(mutex_);
     auto it = workgroup_sizes_.find(kernel);

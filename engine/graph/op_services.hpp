@@ -64,6 +64,18 @@ public:
     /// graph's transient): new, and not ready, when there was none or less.
     Kept& kept(const std::string& key, uint64_t bytes);
 
+    /// Gives `a` memory now, for good (never a graph's transient), where it
+    /// has none yet: for an object that records its buffers' handles once
+    /// (an FFT plan's work buffers).
+    void place(const Array& a);
+    /// The device, for a library that makes its own Vulkan objects and
+    /// submits on the queue through Device::use_queue (VkFFT's plans).
+    const vk::Device& device() const;
+    /// An object an op keeps per context under `key` (an FFT plan), made by
+    /// `make` on first use; destroyed with the context, once the device is idle.
+    std::shared_ptr<void> cached(const std::string& key, const std::function<std::shared_ptr<void>()>& make);
+    ~OpServices();
+
     /// A tuned workgroup size for a kernel (or a family of kernels) by name.
     std::optional<std::array<uint32_t, 3>> workgroup_size(const std::string& kernel) const;
     /// Sets one; {0,0,0} removes it. Throws for a size the device refuses.
@@ -105,6 +117,7 @@ private:
     RetireQueue& retired_;
     std::recursive_mutex& mutex_;
     std::map<std::string, Kept> kept_;
+    std::map<std::string, std::shared_ptr<void>> cached_;
     std::map<std::string, std::array<uint32_t, 3>> workgroup_sizes_;
 };
 

@@ -21,8 +21,10 @@ VkDescriptorBufferInfo resolve(const BufferRef& b) {
     return {b.raw, b.offset, b.range};
 }
 
-// Stages a node runs in: compute for dispatches, copy for transfers.
+// Stages a node runs in: compute for dispatches, copy for transfers, what
+// an external recorder declares.
 VkPipelineStageFlags2 stage_of(const Node& n) {
+    if (auto* e = std::get_if<External>(&n.op)) return e->stages;
     return std::holds_alternative<Dispatch>(n.op) ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
                                                   : VK_PIPELINE_STAGE_2_COPY_BIT;
 }
@@ -138,6 +140,14 @@ public:
         vkCmdDispatch(cmd_, d.groups[0], d.groups[1], d.groups[2]);
     }
 
+    /// An external recorder binds pipelines of its own.
+    void record(const External& e) {
+        infos_.resize(e.buffers.size());
+        for (size_t i = 0; i < e.buffers.size(); ++i) infos_[i] = resolve(e.buffers[i]);
+        e.record(cmd_, infos_);
+        bound_ = VK_NULL_HANDLE;
+    }
+
 private:
     void bind_buffers(const Dispatch& d, const vk::Pipeline& p) {
         VkDevice dev = res_.device().handle();
@@ -222,6 +232,8 @@ void record_commands(DeviceResources& res, Submission& sub, const GraphIR& g, co
                                  2 + 2 * static_cast<uint32_t>(pos));
         if (auto* d = std::get_if<Dispatch>(&node.op))
             dispatches.record(*d);
+        else if (auto* e = std::get_if<External>(&node.op))
+            dispatches.record(*e);
         else
             record_copy(cmd, std::get<Copy>(node.op));
         if (plan.time_nodes)

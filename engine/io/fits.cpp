@@ -213,6 +213,10 @@ int cfitsio_type(DType t) {
             return TINT;
         case DType::uint32:
             return TUINT;
+        case DType::complex64:
+        case DType::complex128:
+            throw Unsupported("FITS files: kiln does not write " + std::string(dtype_name(t)) +
+                              " images; save complex arrays as .npy");
     }
     return 0;
 }

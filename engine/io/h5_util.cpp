@@ -34,6 +34,10 @@ H5Types h5_types(DType t) {
             return {H5T_NATIVE_INT32, H5T_STD_I32LE};
         case DType::uint32:
             return {H5T_NATIVE_UINT32, H5T_STD_U32LE};
+        case DType::complex64:
+        case DType::complex128:
+            throw Unsupported("HDF5 files: kiln does not write or read " + std::string(dtype_name(t)) +
+                              " datasets; save complex arrays as .npy");
     }
     return {-1, -1};
 }

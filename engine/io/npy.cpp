@@ -20,7 +20,7 @@ constexpr size_t magic_size = 6;
 constexpr size_t header_align = 64;
 
 const char* const accepted_descrs =
-    "accepted: '<f4' '<f8' '|i1' '|u1' '<i2' '<u2' '<i4' '<u4' '|b1' "
+    "accepted: '<f4' '<f8' '|i1' '|u1' '<i2' '<u2' '<i4' '<u4' '|b1' '<c8' '<c16' "
     "(byte order '<', '>' or '=', and '|' for one-byte types)";
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
@@ -127,13 +127,14 @@ void parse_descr(const std::string& descr, const std::string& name, Header& h) {
     auto unknown = [&]() {
         fail(name, "unsupported dtype descr '" + descr + "'; " + accepted_descrs);
     };
-    if (descr.size() != 3) unknown();
+    if (descr.size() != 3 && descr.size() != 4) unknown();
     char order = descr[0];
     std::string code = descr.substr(1);
     static const std::pair<const char*, DType> codes[] = {
         {"f4", DType::float32}, {"f8", DType::float64}, {"i1", DType::int8},
         {"u1", DType::uint8},   {"b1", DType::uint8},   {"i2", DType::int16},
-        {"u2", DType::uint16},  {"i4", DType::int32},   {"u4", DType::uint32}};
+        {"u2", DType::uint16},  {"i4", DType::int32},   {"u4", DType::uint32},
+        {"c8", DType::complex64}, {"c16", DType::complex128}};
     auto it = std::find_if(std::begin(codes), std::end(codes),
                            [&](auto& c) { return code == c.first; });
     if (it == std::end(codes)) unknown();
@@ -238,7 +239,8 @@ void check_data_size(const std::string& name, const Header& h, size_t have) {
 }
 
 void swap_bytes(HostArray& a) {
-    size_t n = dtype_size(a.dtype);
+    // A complex element is two floats, each swapped on its own.
+    size_t n = dtype_size(dtype_real_part(a.dtype));
     for (size_t i = 0; i < a.bytes.size(); i += n) std::reverse(&a.bytes[i], &a.bytes[i] + n);
 }
 
@@ -263,6 +265,8 @@ std::string descr_of(DType t) {
     case DType::uint16: return "<u2";
     case DType::int32: return "<i4";
     case DType::uint32: return "<u4";
+    case DType::complex64: return "<c8";
+    case DType::complex128: return "<c16";
     }
     throw InvalidArgument("write_npy: unknown dtype");
 }

@@ -69,6 +69,8 @@ std::optional<std::array<uint32_t, 4>> AzimuthalIntegrator::dummy_bounds(DType t
     case DType::uint32: return int_bounds<uint32_t>(dummy, delta);
     case DType::float32: return float_bounds<float>(dummy, delta);
     case DType::float64: return float_bounds<double>(dummy, delta);
+    case DType::complex64:
+    case DType::complex128: break;  // refused by the integrator's dtype check
     }
     return std::nullopt;
 }

@@ -25,10 +25,25 @@ KernelId lookup(Shader s, int t, int u) {
     if (u != none) what += std::string(" and ") + std::string(dtype_name(static_cast<DType>(u)));
     throw Error(what);
 }
+
+// The variant table has columns for the real dtypes only (8: none).
+void check_real(Shader s, DType t) {
+    if (dtype_is_complex(t))
+        throw Unsupported(std::string(shader_names[static_cast<uint16_t>(s)]) + " does not take " +
+                          std::string(dtype_name(t)) +
+                          " arrays; complex arrays are taken by the FFTs and real, imag and abs");
+}
 }  // namespace
 
-KernelId variant(Shader s, DType t) { return lookup(s, static_cast<int>(t), none); }
-KernelId variant(Shader s, DType t, DType u) { return lookup(s, static_cast<int>(t), static_cast<int>(u)); }
+KernelId variant(Shader s, DType t) {
+    check_real(s, t);
+    return lookup(s, static_cast<int>(t), none);
+}
+KernelId variant(Shader s, DType t, DType u) {
+    check_real(s, t);
+    check_real(s, u);
+    return lookup(s, static_cast<int>(t), static_cast<int>(u));
+}
 KernelId only(Shader s) { return lookup(s, none, none); }
 
 } // namespace kiln::shaders
@@ -190,6 +205,8 @@ std::array<uint32_t, 2> scalar_bits(double v, DType t) {
     case DType::uint16: bits[0] = static_cast<uint32_t>(to_int(0, 65535)); break;
     case DType::int32: bits[0] = static_cast<uint32_t>(to_int(-2147483648.0, 2147483647.0)); break;
     case DType::uint32: bits[0] = static_cast<uint32_t>(to_int(0, 4294967295.0)); break;
+    case DType::complex64:
+    case DType::complex128: visit_dtype(t, [](auto) {}); break;  // throws Unsupported
     }
     return bits;
 }

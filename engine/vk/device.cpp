@@ -350,6 +350,11 @@ void Device::submit(const VkSubmitInfo2& info, VkFence fence) const {
     check(r, "vkQueueSubmit2");
 }
 
+void Device::use_queue(const std::function<void(VkQueue)>& use) const {
+    QueueGuard guard(queue_lock_);
+    use(queue_);
+}
+
 VkResult Device::wait_idle() const {
     QueueGuard guard(queue_lock_);
     return vkQueueWaitIdle(queue_);

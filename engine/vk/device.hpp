@@ -54,6 +54,9 @@ public:
     /// if it gave one); throws VulkanError on failure. Every use of the
     /// queue goes through these two.
     void submit(const VkSubmitInfo2& info, VkFence fence) const;
+    /// Runs `use` inside the queue lock, for a library that submits on the
+    /// queue itself (VkFFT, setting up a plan).
+    void use_queue(const std::function<void(VkQueue)>& use) const;
     /// vkQueueWaitIdle on the queue (inside the queue lock); returns its result.
     VkResult wait_idle() const;
     uint32_t queue_family() const { return family_; }

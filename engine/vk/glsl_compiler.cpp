@@ -15,13 +15,6 @@
 namespace kiln::vk {
 namespace {
 
-// glslang keeps process-wide tables: initialize them once, on first use, and
-// never finalize, since another thread or context may still be compiling.
-void ensure_glslang() {
-    static const bool initialized = glslang::InitializeProcess();
-    if (!initialized) throw Error("glslang::InitializeProcess failed; cannot compile GLSL");
-}
-
 bool is_identifier(std::string_view s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
         return false;
@@ -44,6 +37,15 @@ std::string preamble_of(const std::vector<std::string>& defines) {
     }
     return out;
 }
+
+} // namespace
+
+void ensure_glslang() {
+    static const bool initialized = glslang::InitializeProcess();
+    if (!initialized) throw Error("glslang::InitializeProcess failed; cannot compile GLSL");
+}
+
+namespace {
 
 constexpr auto glslang_messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
 

@@ -14,6 +14,11 @@
 
 namespace kiln::vk {
 
+/// Initializes glslang's process-wide tables once, on first use, never
+/// finalized (another thread or context may still be compiling); everything
+/// in kiln that compiles GLSL (user kernels, VkFFT's plans) calls it first.
+void ensure_glslang();
+
 /// GLSL that glslang rejected. what() holds the kernel name and glslang's log,
 /// whose lines read "ERROR: <name>:<line>: ...".
 class CompileError : public Error {

@@ -13,6 +13,7 @@ const std::string& accepted_dtypes() {
     static const std::string text = [] {
         std::string s;
         for (DType t : all_dtypes) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
+        for (DType t : complex_dtypes) s += ", " + std::string(dtype_name(t));
         return s;
     }();
     return text;
@@ -25,6 +26,8 @@ std::optional<DType> storage_dtype(const py::handle& dt, bool* narrowed) {
     const std::string name = py::str(dt.attr("name"));
     *narrowed = false;
     for (DType t : all_dtypes)
+        if (name == dtype_name(t)) return t;
+    for (DType t : complex_dtypes)
         if (name == dtype_name(t)) return t;
     if (name == "bool") return DType::uint8;
     if (name == "float16") return DType::float32;
@@ -229,11 +232,13 @@ DType dtype_from(const py::handle& dtype) {
     const std::string name = py::str(dt.attr("name"));
     for (DType t : all_dtypes)
         if (name == dtype_name(t)) return t;
+    for (DType t : complex_dtypes)
+        if (name == dtype_name(t)) return t;
     throw py::type_error("kiln arrays hold " + accepted_dtypes() + "; not " + name);
 }
 
 py::object numpy_dtype(DType t) {
-    static auto* cache = new py::object[std::size(all_dtypes)];  // leaked, as numpy()
+    static auto* cache = new py::object[std::size(all_dtypes) + std::size(complex_dtypes)];  // leaked, as numpy()
     py::object& d = cache[static_cast<size_t>(t)];
     if (!d) d = numpy().attr("dtype")(std::string(dtype_name(t)));
     return d;

@@ -17,6 +17,7 @@
 #include "kiln/dtype.hpp"
 #include "kiln/elementwise.hpp"
 #include "kiln/error.hpp"
+#include "kiln/fft.hpp"
 #include "kiln/filters.hpp"
 #include "kiln/footprint.hpp"
 #include "kiln/geometry.hpp"

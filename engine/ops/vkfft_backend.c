@@ -1,0 +1,80 @@
+/* The one file that includes vkFFT.h (see vkfft_backend.h). */
+#include "vkfft_backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkFFT.h" /* the build's copy: engine/CMakeLists.txt */
+
+struct KilnVkfft {
+    VkFFTApplication app;
+    /* VkFFT keeps pointers to these: they live as long as the plan. */
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkFence fence;
+    VkBuffer work;
+    uint64_t work_bytes;
+};
+
+int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
+    KilnVkfft* p = (KilnVkfft*)calloc(1, sizeof(KilnVkfft));
+    if (!p) return VKFFT_ERROR_MALLOC_FAILED;
+    p->physical = d->physical;
+    p->device = d->device;
+    p->queue = d->queue;
+    p->pool = d->pool;
+    p->fence = d->fence;
+    p->work = d->work;
+    /* VkFFT binds each buffer from its start and adds the offset in its
+       shaders: the bound range reaches the end of the region. */
+    p->work_bytes = d->work_offset + d->work_bytes;
+
+    VkFFTConfiguration c;
+    memset(&c, 0, sizeof c);
+    c.FFTdim = d->dims;
+    for (int i = 0; i < 3; ++i) c.size[i] = d->sizes[i];
+    c.numberBatches = d->batches;
+    c.physicalDevice = &p->physical;
+    c.device = &p->device;
+    c.queue = &p->queue;
+    c.commandPool = &p->pool;
+    c.fence = &p->fence;
+    c.isCompilerInitialized = 1; /* kiln's, once per process */
+    c.doublePrecision = (uint64_t)d->f64;
+    c.performR2C = (uint64_t)d->real;
+    /* Merging two real rows into one complex transform gave wrong odd-length
+       C2R results here (irfft to 13 over 5 x 6 rows). */
+    c.disableMergeSequencesR2C = 1;
+    c.bufferNum = 1;
+    c.buffer = &p->work;
+    c.bufferSize = &p->work_bytes;
+    c.bufferOffset = d->work_offset;
+    /* VkFFT's temporary buffer is its own (made when a plan needs one, freed
+       by deleteVkFFT): its Bluestein set-up binds a user's temporary buffer
+       without its offset, which in kiln's sub-allocated memory would write
+       over other arrays. */
+    VkFFTResult r = initializeVkFFT(&p->app, c);
+    if (r != VKFFT_SUCCESS) {
+        free(p);
+        return (int)r;
+    }
+    *out = p;
+    return 0;
+}
+
+int kiln_vkfft_append(KilnVkfft* p, VkCommandBuffer cmd, int inverse) {
+    VkFFTLaunchParams l;
+    memset(&l, 0, sizeof l);
+    l.commandBuffer = &cmd;
+    /* The pointers VkFFT holds: it rewrites no descriptor set. */
+    l.buffer = &p->work;
+    return (int)VkFFTAppend(&p->app, inverse ? 1 : -1, &l);
+}
+
+void kiln_vkfft_destroy(KilnVkfft* p) {
+    if (!p) return;
+    deleteVkFFT(&p->app);
+    free(p);
+}
