@@ -11,11 +11,16 @@
 namespace kiln {
 
 /// Element type of an Array. float32 is the default everywhere.
-enum class DType : uint8_t { float32, float64, int8, uint8, int16, uint16, int32, uint32 };
+enum class DType : uint8_t { float32, float64, int8, uint8, int16, uint16, int32, uint32, int64, uint64 };
 
-/// All dtypes, in enum order.
+/// The dtypes every op takes, in enum order: all but int64 and uint64, which
+/// arrays, files, cast and the arithmetic ops take (kiln/elementwise.hpp).
 inline constexpr DType all_dtypes[] = {DType::float32, DType::float64, DType::int8,  DType::uint8,
                                        DType::int16,   DType::uint16,  DType::int32, DType::uint32};
+/// Every dtype, in enum order: what arrays hold and parse_dtype accepts.
+inline constexpr DType array_dtypes[] = {DType::float32, DType::float64, DType::int8,  DType::uint8,
+                                         DType::int16,   DType::uint16,  DType::int32, DType::uint32,
+                                         DType::int64,   DType::uint64};
 
 /// Size of one element in bytes.
 constexpr size_t dtype_size(DType t) {
@@ -27,7 +32,9 @@ constexpr size_t dtype_size(DType t) {
     case DType::float32:
     case DType::int32:
     case DType::uint32: return 4;
-    case DType::float64: return 8;
+    case DType::float64:
+    case DType::int64:
+    case DType::uint64: return 8;
     }
     return 0;
 }
@@ -50,13 +57,16 @@ constexpr std::string_view dtype_name(DType t) {
     case DType::uint16: return "uint16";
     case DType::int32: return "int32";
     case DType::uint32: return "uint32";
+    case DType::int64: return "int64";
+    case DType::uint64: return "uint64";
     }
     return "?";
 }
 
 constexpr bool dtype_is_float(DType t) { return t == DType::float32 || t == DType::float64; }
 constexpr bool dtype_is_signed(DType t) {
-    return t == DType::int8 || t == DType::int16 || t == DType::int32 || dtype_is_float(t);
+    return t == DType::int8 || t == DType::int16 || t == DType::int32 || t == DType::int64 ||
+           dtype_is_float(t);
 }
 
 /// Parses a NumPy dtype name; throws InvalidArgument listing the accepted names.
@@ -72,6 +82,8 @@ template <> struct dtype_of<int16_t> { static constexpr DType value = DType::int
 template <> struct dtype_of<uint16_t> { static constexpr DType value = DType::uint16; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::int32; };
 template <> struct dtype_of<uint32_t> { static constexpr DType value = DType::uint32; };
+template <> struct dtype_of<int64_t> { static constexpr DType value = DType::int64; };
+template <> struct dtype_of<uint64_t> { static constexpr DType value = DType::uint64; };
 template <typename T> inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
 /// Calls f(T{}) with T the C++ type of the dtype (for CPU code over any dtype).
@@ -85,6 +97,8 @@ template <typename F> decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::uint16: return f(uint16_t{});
     case DType::int32: return f(int32_t{});
     case DType::uint32: return f(uint32_t{});
+    case DType::int64: return f(int64_t{});
+    case DType::uint64: return f(uint64_t{});
     }
     throw InvalidArgument("unknown dtype");
 }
