@@ -29,9 +29,9 @@ KernelId lookup(Shader s, int t, int u) {
     // takes 32-bit types, say): name what it takes, so the message says
     // what to cast to.
     std::string takes;
-    if (t != none && u == none)
+    if (t != none)
         for (int i = 0; i < none; ++i)
-            if (table[i][none] >= 0) takes += (takes.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
+            if (table[i][u] >= 0) takes += (takes.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
     if (takes.empty()) throw Error(what);
     throw Unsupported(what + "; it takes " + takes + ": cast the array first (kiln::cast)");
 }
