@@ -114,5 +114,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
     } catch (const kiln::Error&) {
     }
+    try {
+        // The whole dataset by path, as read_array reads "file.h5:/entry/data/data".
+        const kiln::HostArray all = kiln::io::read_h5_dataset(path, "/entry/data/data");
+        if (all.nbytes() != kiln::byte_size(all.shape, all.dtype)) __builtin_trap();
+    } catch (const kiln::Error&) {
+    }
     return 0;
 }

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-//! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
+//! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
 // c = a (op) b element-wise, b an array or a scalar.
 #include "dtype.glsl"
 #include "grid.glsl"

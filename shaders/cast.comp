@@ -1,11 +1,20 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-//! variants2: float32 float64 int8 uint8 int16 uint16 int32 uint32 x float32 float64 int8 uint8 int16 uint16 int32 uint32
+//! variants2: float32 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64 x float32 float64 int8 uint8 int16 uint16 int32 uint32 int64 uint64
 // Conversion between dtypes: to float rounds to nearest; float to integer
 // maps NaN to 0, truncates toward zero and saturates; integer to integer
 // wraps modulo 2^bits, as NumPy's astype.
 #include "dtype.glsl"
 #include "grid.glsl"
+
+// Integers convert through 64 bits where either side has them, else 32.
+#if defined(T_BITS64) || defined(U_BITS64)
+#define W_INT int64_t
+#define W_UINT uint64_t
+#else
+#define W_INT int
+#define W_UINT uint
+#endif
 
 layout(std430, binding = 0) readonly buffer A { T a[]; };
 layout(std430, binding = 1) writeonly buffer B { U b[]; };
@@ -21,23 +30,24 @@ U convert(T v) {
 #if defined(U_INT)
     if (v >= T(U_HI)) return U(U_MAX);
     if (v <= -T(U_HI)) return U(U_MIN);
-    return U(int(v));
+    return U(W_INT(v));
 #else
     if (v <= T(0)) return U(0);
     if (v >= T(U_HI)) return U(U_MAX);
-    return U(uint(v));
+    return U(W_UINT(v));
 #endif
 #else
-    // Integer to integer through 32 bits; the narrowing keeps the low bits.
+    // Integer to integer: widen (sign- or zero-extending as T is signed),
+    // then narrow, which keeps the low bits.
 #if defined(T_INT)
-    int w = int(v);
+    W_INT w = W_INT(v);
 #else
-    uint w = uint(v);
+    W_UINT w = W_UINT(v);
 #endif
 #if defined(U_INT)
-    return U(int(w));
+    return U(W_INT(w));
 #else
-    return U(uint(w));
+    return U(W_UINT(w));
 #endif
 #endif
 }

@@ -55,16 +55,23 @@ std::string renamed(std::string message, const std::string& temporary, const std
     return message;
 }
 
+// The file an output names: an HDF5 dataset's path ("out.h5:/entry/x") names its file.
+std::string output_file(const std::string& path) {
+    const auto h5 = io::split_h5_path(path);
+    return h5 ? h5->file : path;
+}
+
 }  // namespace
 
 void save(Globals& g, const HostArray& a, const std::string& path) {
-    const std::string temporary = g.outputs.write_to(path);
+    const std::string file = output_file(path);
+    const std::string temporary = g.outputs.write_to(file);
     try {
-        io::write_array(temporary, a);
+        io::write_array(temporary + path.substr(file.size()), a);
     } catch (const IoError& e) {
-        throw IoError(renamed(e.what(), temporary, path));
+        throw IoError(renamed(e.what(), temporary, file));
     } catch (const InvalidArgument& e) {
-        throw InvalidArgument(renamed(e.what(), temporary, path));
+        throw InvalidArgument(renamed(e.what(), temporary, file));
     }
 }
 
@@ -84,8 +91,9 @@ CLI::Option* add_output(CLI::App* c, Globals& g, const std::string& flags, std::
 
 void claim_array_output(Globals& g, const std::string& path) {
     if (!io::known_array_extension(path))
-        throw IoError("output '" + path + "': unknown file type; kiln writes .npy, .fits (.fit, .fts), .tif (.tiff) and .png");
-    g.outputs.claim(path);
+        throw IoError("output '" + path + "': unknown file type; kiln writes .npy, .fits (.fit, .fts), .tif (.tiff), "
+                      ".png and HDF5 datasets (out.h5:/path/to/dataset)");
+    g.outputs.claim(output_file(path));
 }
 
 bool Operand::is_number() const {

@@ -61,19 +61,21 @@ void check_pair(const char* fn, const HostArray& a, const HostArray& b) {
 }
 
 /// a op b for every op but divide. Integer add, subtract and multiply go
-/// through uint32_t, where overflow is defined, and are narrowed back modulo
-/// 2^bits; for signed types that is NumPy's two's-complement wrap.
+/// through uint32_t (uint64_t for 64-bit types), where overflow is defined,
+/// and are narrowed back modulo 2^bits; for signed types that is NumPy's
+/// two's-complement wrap.
 template <typename T> T apply(BinaryOp op, T a, T b) {
     constexpr bool is_int = std::is_integral_v<T>;
+    using W = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
     switch (op) {
     case BinaryOp::add:
-        if constexpr (is_int) return T(uint32_t(a) + uint32_t(b));
+        if constexpr (is_int) return T(W(a) + W(b));
         else return a + b;
     case BinaryOp::subtract:
-        if constexpr (is_int) return T(uint32_t(a) - uint32_t(b));
+        if constexpr (is_int) return T(W(a) - W(b));
         else return a - b;
     case BinaryOp::multiply:
-        if constexpr (is_int) return T(uint32_t(a) * uint32_t(b));
+        if constexpr (is_int) return T(W(a) * W(b));
         else return a * b;
     case BinaryOp::minimum:
         if constexpr (!is_int) {
@@ -119,6 +121,8 @@ double scalar_to_dtype(double v, DType t) {
 
 DType binary_result_dtype(BinaryOp op, DType input) {
     if (op != BinaryOp::divide || input == DType::float64) return input;
+    // float32 would keep 24 of a 64-bit integer's bits.
+    if (input == DType::int64 || input == DType::uint64) return DType::float64;
     return DType::float32;
 }
 

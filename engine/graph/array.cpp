@@ -65,6 +65,9 @@ Array Array::empty(const Context& ctx, Shape shape, DType dtype) {
     if (dtype_real_part(dtype) == DType::float64 && !enabled.float64)
         throw Unsupported(std::string(dtype_name(dtype)) + " arrays need shaderFloat64, which device '" + info.name +
                           "' does not support; use float32 (complex64)");
+    if ((dtype == DType::int64 || dtype == DType::uint64) && !enabled.int64)
+        throw Unsupported(std::string(dtype_name(dtype)) + " arrays need shaderInt64, which device '" + info.name +
+                          "' does not support; cast on the host to int32 (or float64 for values beyond 2^31)");
     if ((dtype == DType::int8 || dtype == DType::uint8) && !(enabled.storage8 && enabled.int8))
         throw Unsupported("8-bit arrays need storageBuffer8BitAccess and shaderInt8, which device '" + info.name +
                           "' does not support");

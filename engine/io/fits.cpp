@@ -179,7 +179,7 @@ DType dtype_for(int bitpix, double bscale, double bzero, bool blank, const std::
             t = plain ? DType::int32 : shifted && bzero == 2147483648.0 ? DType::uint32 : DType::float64;
             break;
         case LONGLONG_IMG:
-            t = DType::float64;
+            t = plain ? DType::int64 : shifted && bzero == 9223372036854775808.0 ? DType::uint64 : DType::float64;
             break;
         case FLOAT_IMG:
             t = DType::float32;
@@ -213,6 +213,10 @@ int cfitsio_type(DType t) {
             return TINT;
         case DType::uint32:
             return TUINT;
+        case DType::int64:
+            return TLONGLONG;
+        case DType::uint64:
+            return TULONGLONG;
         case DType::complex64:
         case DType::complex128:
             throw Unsupported("FITS files: kiln does not write " + std::string(dtype_name(t)) +
@@ -254,9 +258,9 @@ std::string position(const Shape& shape, size_t i) {
     return "(" + axes + ") = (" + at + ")";
 }
 
-// BITPIX 64 integers (with BZERO 2^63: unsigned ones) into float64, kiln's
-// widest type, refusing any value that float64 would round rather than
-// round it silently. The raw integers are read into the float64 array's own
+// BITPIX 64 integers with BLANK (with BZERO 2^63: unsigned ones) into
+// float64, whose NaN marks the blanks, refusing any value that float64
+// would round rather than round it silently. The raw integers are read into the float64 array's own
 // bytes (8 each) and converted in place; BLANK values become NaN.
 void read_int64_exactly(FitsHandle& h, const std::string& path, HostArray& out, bool is_unsigned) {
     int status = 0, any_null = 0;
@@ -282,8 +286,8 @@ void read_int64_exactly(FitsHandle& h, const std::string& path, HostArray& out, 
             throw IoError("FITS file '" + path + "': the BITPIX 64 value " +
                           (is_unsigned ? std::to_string(u) : std::to_string(v)) + " at " + position(out.shape, i) +
                           " (element " + std::to_string(i) +
-                          ") is not exactly a float64, and kiln has no 64-bit integer dtype; BITPIX 64 images "
-                          "are read when every value is (all integers up to 2^53 in magnitude are)");
+                          ") is not exactly a float64, which a BITPIX 64 image with BLANK is read as (for NaN); such "
+                          "images are read when every value is (all integers up to 2^53 in magnitude are)");
         std::memcpy(raw + 8 * i, &d, 8);
     }
 }
@@ -305,7 +309,7 @@ HostArray read_fits(const std::string& path, const std::string& extension) {
 
     std::vector<LONGLONG> first(axes.size(), 1);
     constexpr double two_63 = 9223372036854775808.0;
-    if (bitpix == LONGLONG_IMG && bscale == 1.0 && (bzero == 0.0 || bzero == two_63)) {
+    if (bitpix == LONGLONG_IMG && dtype_is_float(out.dtype) && bscale == 1.0 && (bzero == 0.0 || bzero == two_63)) {
         read_int64_exactly(h, path, out, bzero == two_63);
         return out;
     }
@@ -355,7 +359,8 @@ void write_fits(const std::string& path, const HostArray& array, bool overwrite)
     static const std::pair<DType, int> bitpix_codes[] = {
         {DType::float32, FLOAT_IMG}, {DType::float64, DOUBLE_IMG}, {DType::int8, SBYTE_IMG},
         {DType::uint8, BYTE_IMG},    {DType::int16, SHORT_IMG},    {DType::uint16, USHORT_IMG},
-        {DType::int32, LONG_IMG},    {DType::uint32, ULONG_IMG}};
+        {DType::int32, LONG_IMG},    {DType::uint32, ULONG_IMG},   {DType::int64, LONGLONG_IMG},
+        {DType::uint64, ULONGLONG_IMG}};
     int bitpix = 0;
     for (const auto& [t, code] : bitpix_codes)
         if (t == array.dtype) bitpix = code;

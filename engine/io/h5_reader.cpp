@@ -74,7 +74,7 @@ FrameStackReader::FrameStackReader(const std::string& path, const std::string& d
         if (!dt)
             throw IoError(at + ": element type (HDF5 class " + std::to_string(int(H5Tget_class(type.get()))) +
                           ", " + std::to_string(H5Tget_size(type.get())) +
-                          " bytes) has no kiln dtype; accepted: 8/16/32-bit integers, "
+                          " bytes) has no kiln dtype; accepted: 8/16/32/64-bit integers, "
                           "32/64-bit floats");
         dtype_ = *dt;
         big_endian_ = H5Tget_order(type.get()) == H5T_ORDER_BE;

@@ -34,6 +34,10 @@ H5Types h5_types(DType t) {
             return {H5T_NATIVE_INT32, H5T_STD_I32LE};
         case DType::uint32:
             return {H5T_NATIVE_UINT32, H5T_STD_U32LE};
+        case DType::int64:
+            return {H5T_NATIVE_INT64, H5T_STD_I64LE};
+        case DType::uint64:
+            return {H5T_NATIVE_UINT64, H5T_STD_U64LE};
         case DType::complex64:
         case DType::complex128:
             throw Unsupported("HDF5 files: kiln does not write or read " + std::string(dtype_name(t)) +
@@ -54,6 +58,7 @@ std::optional<DType> dtype_of_h5(hid_t type) {
             if (size == 1) return is_signed ? DType::int8 : DType::uint8;
             if (size == 2) return is_signed ? DType::int16 : DType::uint16;
             if (size == 4) return is_signed ? DType::int32 : DType::uint32;
+            if (size == 8) return is_signed ? DType::int64 : DType::uint64;
             return std::nullopt;
         }
         default:

@@ -20,7 +20,7 @@ constexpr size_t magic_size = 6;
 constexpr size_t header_align = 64;
 
 const char* const accepted_descrs =
-    "accepted: '<f4' '<f8' '|i1' '|u1' '<i2' '<u2' '<i4' '<u4' '|b1' '<c8' '<c16' "
+    "accepted: '<f2' '<f4' '<f8' '|i1' '|u1' '<i2' '<u2' '<i4' '<u4' '<i8' '<u8' '|b1' '<c8' '<c16' "
     "(byte order '<', '>' or '=', and '|' for one-byte types)";
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
@@ -31,6 +31,7 @@ const char* const accepted_descrs =
 struct Header {
     DType dtype = DType::float32;
     bool swap = false;
+    bool half = false;  // float16 in the file, float32 in the array
     Shape shape;
     size_t data_offset = 0;
 };
@@ -134,12 +135,14 @@ void parse_descr(const std::string& descr, const std::string& name, Header& h) {
         {"f4", DType::float32}, {"f8", DType::float64}, {"i1", DType::int8},
         {"u1", DType::uint8},   {"b1", DType::uint8},   {"i2", DType::int16},
         {"u2", DType::uint16},  {"i4", DType::int32},   {"u4", DType::uint32},
+        {"i8", DType::int64},   {"u8", DType::uint64},  {"f2", DType::float32},
         {"c8", DType::complex64}, {"c16", DType::complex128}};
     auto it = std::find_if(std::begin(codes), std::end(codes),
                            [&](auto& c) { return code == c.first; });
     if (it == std::end(codes)) unknown();
     h.dtype = it->second;
-    size_t size = dtype_size(h.dtype);
+    h.half = code == "f2";
+    size_t size = h.half ? 2 : dtype_size(h.dtype);
     bool native_little = std::endian::native == std::endian::little;
     switch (order) {
     case '<': h.swap = size > 1 && !native_little; break;
@@ -229,12 +232,16 @@ Header parse_header(std::span<const std::byte> bytes, const std::string& name) {
     return h;
 }
 
+/// Bytes of the data in the file.
+uint64_t stored_bytes(const Header& h) { return h.half ? uint64_t(h.shape.size()) * 2 : byte_size(h.shape, h.dtype); }
+
 void check_data_size(const std::string& name, const Header& h, size_t have) {
     // Bytes past the data are ignored, as numpy.load ignores them.
-    const uint64_t need = byte_size(h.shape, h.dtype);
+    const uint64_t need = stored_bytes(h);
     if (have < need)
         fail(name, "truncated data (shape " + h.shape.str() + " of " +
-                       std::string(dtype_name(h.dtype)) + " needs " + std::to_string(need) +
+                       (h.half ? std::string("float16") : std::string(dtype_name(h.dtype))) + " needs " +
+                       std::to_string(need) +
                        " bytes, the file has " + std::to_string(have) + ")");
 }
 
@@ -242,6 +249,43 @@ void swap_bytes(HostArray& a) {
     // A complex element is two floats, each swapped on its own.
     size_t n = dtype_size(dtype_real_part(a.dtype));
     for (size_t i = 0; i < a.bytes.size(); i += n) std::reverse(&a.bytes[i], &a.bytes[i] + n);
+}
+
+/// The float32 of IEEE binary16 bits: every float16 (subnormals, infinities,
+/// NaN with its payload's top bits) is exactly a float32.
+float half_to_float(uint16_t h) {
+    const uint32_t sign = uint32_t(h >> 15) << 31;
+    uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    uint32_t bits = 0;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        bits = sign;
+    } else {
+        // Subnormal: shift the mantissa up until its leading 1 is implicit.
+        int e = 1;
+        while (!(mant & 0x400)) mant <<= 1, --e;
+        bits = sign | (uint32_t(e + 127 - 15) << 23) | ((mant & 0x3ff) << 13);
+    }
+    return std::bit_cast<float>(bits);
+}
+
+/// The array of a header and its data as stored (bytes, at least
+/// stored_bytes(h) of them): float16 widened, byte order made native.
+void fill_array(const Header& h, std::span<const std::byte> data, HostArray& a) {
+    if (!h.half) {
+        std::memcpy(a.bytes.data(), data.data(), a.nbytes());
+        if (h.swap) swap_bytes(a);
+        return;
+    }
+    auto out = a.as<float>();
+    for (size_t i = 0; i < out.size(); ++i) {
+        uint8_t b0 = uint8_t(data[2 * i]), b1 = uint8_t(data[2 * i + 1]);
+        const bool little = (std::endian::native == std::endian::little) != h.swap;
+        out[i] = half_to_float(little ? uint16_t(b0 | b1 << 8) : uint16_t(b1 | b0 << 8));
+    }
 }
 
 void check_array(const HostArray& a) {
@@ -265,6 +309,8 @@ std::string descr_of(DType t) {
     case DType::uint16: return "<u2";
     case DType::int32: return "<i4";
     case DType::uint32: return "<u4";
+    case DType::int64: return "<i8";
+    case DType::uint64: return "<u8";
     case DType::complex64: return "<c8";
     case DType::complex128: return "<c16";
     }
@@ -307,8 +353,7 @@ HostArray parse_npy(std::span<const std::byte> bytes, const std::string& name_fo
     Header h = parse_header(bytes, name_for_errors);
     check_data_size(name_for_errors, h, bytes.size() - h.data_offset);
     HostArray a(h.shape, h.dtype);
-    std::memcpy(a.bytes.data(), bytes.data() + h.data_offset, a.nbytes());
-    if (h.swap) swap_bytes(a);
+    fill_array(h, bytes.subspan(h.data_offset), a);
     return a;
 }
 
@@ -357,8 +402,14 @@ HostArray read_npy(const std::string& path) {
     Header h = parse_header(head, path);
     check_data_size(path, h, file_size - end);
     HostArray a(h.shape, h.dtype);
-    file.read_exactly(a.bytes);
-    if (h.swap) swap_bytes(a);
+    if (h.half) {
+        std::vector<std::byte> stored(stored_bytes(h));
+        file.read_exactly(stored);
+        fill_array(h, stored, a);
+    } else {
+        file.read_exactly(a.bytes);
+        if (h.swap) swap_bytes(a);
+    }
     return a;
 }
 

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "io/file.hpp"
+#include "io/tiff_ome.hpp"
 #include "io/tiff_util.hpp"
 #include "kiln/error.hpp"
 #include "kiln/io.hpp"
@@ -17,7 +18,7 @@ namespace kiln::io {
 namespace {
 
 const char* const accepted =
-    "kiln reads single-channel (gray) images of 8-, 16- or 32-bit unsigned or signed integers or "
+    "kiln reads single-channel (gray) images of 8-, 16-, 32- or 64-bit unsigned or signed integers or "
     "32- or 64-bit floats, and stacks of such pages of one shape and type";
 
 // Compressed data that would decode to at most this much is never refused
@@ -129,6 +130,7 @@ public:
                                      close_source, source_size, no_map, no_unmap, messages_.options()));
         if (!tif_) fail("cannot be read as TIFF");
         std::vector<Page> pages = describe_pages();
+        check_ome(pages.size());
         const Shape shape = check_sizes(pages);
         HostArray out(shape, pages[0].dtype);                     // OutOfMemory when the host cannot hold it
         const uint64_t page_bytes = out.nbytes() / pages.size();  // checked by Shape and byte_size
@@ -164,6 +166,10 @@ private:
     std::vector<Page> describe_pages() {
         std::vector<Page> pages;
         for (;;) {
+            if (pages.empty()) {
+                const char* text = nullptr;
+                if (TIFFGetField(tif_.get(), TIFFTAG_IMAGEDESCRIPTION, &text) && text) description_ = text;
+            }
             pages.push_back(describe(pages.size()));
             const Page& page = pages.back();
             if (!pages[0].same_image(page))
@@ -175,6 +181,25 @@ private:
                 fail("cannot read the directory of page " + std::to_string(pages.size()) +
                      " (a truncated or corrupt file)");
         }
+    }
+
+    // An OME-TIFF's pages are the planes of its Z, C and T axes: read as a
+    // (pages, height, width) stack when at most one of them is longer than 1
+    // and the file holds all of their planes itself.
+    void check_ome(size_t pages) const {
+        const std::optional<OmeSizes> ome = ome_sizes(description_);
+        if (!ome) return;
+        if (ome->images > 1)
+            fail("is an OME-TIFF of " + std::to_string(ome->images) +
+                 " images (series); kiln reads files of one image (save each series to a file of its own)");
+        if ((ome->z > 1) + (ome->c > 1) + (ome->t > 1) > 1)
+            fail("is an OME-TIFF image of " + ome->str() +
+                 ", 4-D or 5-D with the rows and columns; kiln reads (Z, Y, X) stacks: save one channel "
+                 "and time point per file");
+        if (ome->z * ome->c * ome->t != pages)
+            fail("is an OME-TIFF image of " + ome->str() + " (" + std::to_string(ome->z * ome->c * ome->t) +
+                 " planes), but the file has " + std::to_string(pages) +
+                 " pages; kiln reads OME-TIFF files that hold all their planes themselves");
     }
 
     template <typename T>
@@ -192,6 +217,7 @@ private:
             if (bits == 8) return s ? DType::int8 : DType::uint8;
             if (bits == 16) return s ? DType::int16 : DType::uint16;
             if (bits == 32) return s ? DType::int32 : DType::uint32;
+            if (bits == 64) return s ? DType::int64 : DType::uint64;
         } else if (format == SAMPLEFORMAT_IEEEFP) {
             if (bits == 32) return DType::float32;
             if (bits == 64) return DType::float64;
@@ -398,6 +424,7 @@ private:
     }
 
     std::string name_;
+    std::string description_;  // the first page's ImageDescription
     Source source_;
     TiffMessages messages_;
     TiffHandle tif_{nullptr, TIFFClose};

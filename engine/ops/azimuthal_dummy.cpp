@@ -69,10 +69,13 @@ std::optional<std::array<uint32_t, 4>> AzimuthalIntegrator::dummy_bounds(DType t
     case DType::uint32: return int_bounds<uint32_t>(dummy, delta);
     case DType::float32: return float_bounds<float>(dummy, delta);
     case DType::float64: return float_bounds<double>(dummy, delta);
+    case DType::int64:
+    case DType::uint64:
     case DType::complex64:
-    case DType::complex128: break;  // refused by the integrator's dtype check
+    case DType::complex128: break;
     }
-    return std::nullopt;
+    throw Unsupported("AzimuthalIntegrator: " + std::string(dtype_name(t)) +
+                      " frames are not integrated; cast them to float64, float32 or a 32-bit integer type first");
 }
 
 } // namespace kiln

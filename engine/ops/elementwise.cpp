@@ -73,7 +73,10 @@ void set_scalar(ElemPush& p, int slot, double v, DType t) {
     p.s[2 * slot + 1] = bits[1];
 }
 
-DType divide_dtype(DType t) { return t == DType::float64 ? DType::float64 : DType::float32; }
+// 64-bit integers divide in float64: float32 would drop all but 24 of their bits.
+DType divide_dtype(DType t) {
+    return t == DType::float64 || t == DType::int64 || t == DType::uint64 ? DType::float64 : DType::float32;
+}
 
 Array new_like(const Array& a, DType t) { return Array::empty(a.context(), a.shape(), t); }
 
@@ -126,7 +129,7 @@ Array binary(BinaryOp op, const Array& a, const Array& b) {
     if (!a || !b) throw InvalidArgument("binary operation on a null Array");
     ops::check_same_shape(a, b, "binary operation");
     if (op == BinaryOp::divide && divide_dtype(a.dtype()) != a.dtype())
-        return binary(op, cast(a, DType::float32), cast(b, DType::float32));
+        return binary(op, cast(a, divide_dtype(a.dtype())), cast(b, divide_dtype(a.dtype())));
     Array out = new_like(a, a.dtype());
     if (binary4(a, b, out, {}, op, 0)) return out;
     elementwise(ops::variant(ops::Shader::binary, a.dtype()),
@@ -138,7 +141,7 @@ Array binary(BinaryOp op, const Array& a, const Array& b) {
 Array binary(BinaryOp op, const Array& a, double s, bool scalar_first) {
     if (!a) throw InvalidArgument("binary operation on a null Array");
     if (op == BinaryOp::divide && divide_dtype(a.dtype()) != a.dtype())
-        return binary(op, cast(a, DType::float32), s, scalar_first);
+        return binary(op, cast(a, divide_dtype(a.dtype())), s, scalar_first);
     Array out = new_like(a, a.dtype());
     ElemPush p;
     set_scalar(p, 0, s, a.dtype());

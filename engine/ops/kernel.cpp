@@ -10,23 +10,33 @@
 
 namespace kiln::shaders {
 
-static_assert(static_cast<int>(DType::float32) == 0 && static_cast<int>(DType::uint32) == 7,
+static_assert(static_cast<int>(DType::float32) == 0 && static_cast<int>(DType::uint64) == 9 &&
+                  dtype_none == 10,
               "kernel_ids.hpp's variant table indexes dtypes in kiln::DType's order");
 
 std::span<const uint32_t> spirv(KernelId k) { return registry[static_cast<uint16_t>(k)].code; }
 
 namespace {
-constexpr int none = 8;
+constexpr int none = dtype_none;
 KernelId lookup(Shader s, int t, int u) {
-    const int16_t k = variants[static_cast<uint16_t>(s)][t][u];
+    const auto& table = variants[static_cast<uint16_t>(s)];
+    const int16_t k = table[t][u];
     if (k >= 0) return static_cast<KernelId>(k);
     std::string what = std::string("kiln has no built-in kernel ") + shader_names[static_cast<uint16_t>(s)];
     if (t != none) what += std::string(" for ") + std::string(dtype_name(static_cast<DType>(t)));
     if (u != none) what += std::string(" and ") + std::string(dtype_name(static_cast<DType>(u)));
-    throw Error(what);
+    // A dtype the shader lacks is the caller's input (int64 to an op that
+    // takes 32-bit types, say): name what it takes, so the message says
+    // what to cast to.
+    std::string takes;
+    if (t != none)
+        for (int i = 0; i < none; ++i)
+            if (table[i][u] >= 0) takes += (takes.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(i)));
+    if (takes.empty()) throw Error(what);
+    throw Unsupported(what + "; it takes " + takes + ": cast the array first (kiln::cast)");
 }
 
-// The variant table has columns for the real dtypes only (8: none).
+// The variant table has columns for the real dtypes only (dtype_none after them).
 void check_real(Shader s, DType t) {
     if (dtype_is_complex(t))
         throw Unsupported(std::string(shader_names[static_cast<uint16_t>(s)]) + " does not take " +
@@ -205,6 +215,21 @@ std::array<uint32_t, 2> scalar_bits(double v, DType t) {
     case DType::uint16: bits[0] = static_cast<uint32_t>(to_int(0, 65535)); break;
     case DType::int32: bits[0] = static_cast<uint32_t>(to_int(-2147483648.0, 2147483647.0)); break;
     case DType::uint32: bits[0] = static_cast<uint32_t>(to_int(0, 4294967295.0)); break;
+    case DType::int64:
+    case DType::uint64: {
+        // 2^63 and 2^64 are exact doubles; the largest doubles below them convert.
+        const bool sign = t == DType::int64;
+        const double hi = sign ? 9223372036854775808.0 : 18446744073709551616.0;
+        const double tv = std::isnan(v) ? 0 : std::trunc(v);
+        uint64_t w = 0;
+        if (tv >= hi) w = sign ? uint64_t(std::numeric_limits<int64_t>::max()) : ~uint64_t(0);
+        else if (sign && tv < -hi) w = uint64_t(std::numeric_limits<int64_t>::min());
+        else if (sign) w = uint64_t(static_cast<int64_t>(tv));
+        else if (tv > 0) w = static_cast<uint64_t>(tv);
+        bits[0] = static_cast<uint32_t>(w);
+        bits[1] = static_cast<uint32_t>(w >> 32);
+        break;
+    }
     case DType::complex64:
     case DType::complex128: visit_dtype(t, [](auto) {}); break;  // throws Unsupported
     }

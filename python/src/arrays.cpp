@@ -12,7 +12,7 @@ namespace {
 const std::string& accepted_dtypes() {
     static const std::string text = [] {
         std::string s;
-        for (DType t : all_dtypes) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
+        for (DType t : array_dtypes) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
         for (DType t : complex_dtypes) s += ", " + std::string(dtype_name(t));
         return s;
     }();
@@ -20,19 +20,16 @@ const std::string& accepted_dtypes() {
 }
 
 // The kiln dtype a NumPy array of dtype `dt` is stored as: its own where kiln
-// has it; bool as uint8, float16 as float32, int64/uint64 as int32/uint32
-// (checked by the caller); nullopt for anything else.
-std::optional<DType> storage_dtype(const py::handle& dt, bool* narrowed) {
+// has it (int64, NumPy's default integer, included); bool as uint8, float16
+// as float32; nullopt for anything else.
+std::optional<DType> storage_dtype(const py::handle& dt) {
     const std::string name = py::str(dt.attr("name"));
-    *narrowed = false;
-    for (DType t : all_dtypes)
+    for (DType t : array_dtypes)
         if (name == dtype_name(t)) return t;
     for (DType t : complex_dtypes)
         if (name == dtype_name(t)) return t;
     if (name == "bool") return DType::uint8;
     if (name == "float16") return DType::float32;
-    if (name == "int64") return *narrowed = true, DType::int32;
-    if (name == "uint64") return *narrowed = true, DType::uint32;
     return std::nullopt;
 }
 
@@ -47,20 +44,8 @@ Array push_buffer(const Context& ctx, const py::object& contiguous, Shape shape,
     return Array::from_host(ctx, shape, dtype, info.ptr, bytes);
 }
 
-// A C-contiguous NumPy array of the kiln dtype `to`, from any NumPy array;
-// int64/uint64 values outside int32/uint32 are refused.
-py::object host_as(const py::object& a, DType to, bool narrowed, const std::string& from) {
-    if (narrowed && a.attr("size").cast<size_t>() > 0) {
-        const double lo = py::float_(a.attr("min")()), hi = py::float_(a.attr("max")());
-        const bool is_signed = to == DType::int32;
-        const double min = is_signed ? -2147483648.0 : 0.0, max = is_signed ? 2147483647.0 : 4294967295.0;
-        if (lo < min || hi > max)
-            throw InvalidArgument("a " + from + " array with values in [" + py::str(a.attr("min")()).cast<std::string>() +
-                                  ", " + py::str(a.attr("max")()).cast<std::string>() + "] does not fit " +
-                                  std::string(dtype_name(to)) +
-                                  " (kiln has no 64-bit integers; " + from + " is stored as " +
-                                  std::string(dtype_name(to)) + " when its values fit)");
-    }
+// A C-contiguous NumPy array of the kiln dtype `to`, from any NumPy array.
+py::object host_as(const py::object& a, DType to) {
     return numpy().attr("ascontiguousarray")(a, py::arg("dtype") = std::string(dtype_name(to)));
 }
 
@@ -80,15 +65,13 @@ std::pair<py::object, DType> host_numpy(const py::handle& obj, const std::option
     py::object a = numpy().attr("asarray")(obj);
     (void)shape_of_numpy(a);  // 1 to 3 dimensions (before ascontiguousarray makes a scalar 1-D)
     const py::object dt = a.attr("dtype");
-    bool narrowed = false;
     std::optional<DType> to = want;
-    if (!to) to = storage_dtype(dt, &narrowed);
+    if (!to) to = storage_dtype(dt);
     if (!to)
         throw py::type_error("kiln arrays hold " + accepted_dtypes() + " (bool is stored as uint8, float16 as "
-                             "float32, int64/uint64 as int32/uint32); not " +
+                             "float32); not " +
                              std::string(py::str(dt.attr("name"))));
-    const std::string from = py::str(dt.attr("name"));
-    return {host_as(a, *to, narrowed, from), *to};
+    return {host_as(a, *to), *to};
 }
 
 Array push_numpy(const py::handle& obj, const std::optional<DType>& want, const Context& ctx) {
@@ -230,7 +213,7 @@ DType dtype_from(const py::handle& dtype) {
                              accepted_dtypes());
     }
     const std::string name = py::str(dt.attr("name"));
-    for (DType t : all_dtypes)
+    for (DType t : array_dtypes)
         if (name == dtype_name(t)) return t;
     for (DType t : complex_dtypes)
         if (name == dtype_name(t)) return t;
@@ -238,7 +221,7 @@ DType dtype_from(const py::handle& dtype) {
 }
 
 py::object numpy_dtype(DType t) {
-    static auto* cache = new py::object[std::size(all_dtypes) + std::size(complex_dtypes)];  // leaked, as numpy()
+    static auto* cache = new py::object[std::size(array_dtypes) + std::size(complex_dtypes)];  // leaked, as numpy()
     py::object& d = cache[static_cast<size_t>(t)];
     if (!d) d = numpy().attr("dtype")(std::string(dtype_name(t)));
     return d;

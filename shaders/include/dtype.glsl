@@ -42,6 +42,14 @@
 #elif defined(KILN_DTYPE_uint32)
 #define T uint
 #define T_UINT 1
+#elif defined(KILN_DTYPE_int64)
+#define T int64_t
+#define T_INT 1
+#define T_BITS64 1
+#elif defined(KILN_DTYPE_uint64)
+#define T uint64_t
+#define T_UINT 1
+#define T_BITS64 1
 #endif
 
 #if defined(KILN_DTYPE2_float32)
@@ -92,11 +100,29 @@
 #define U uint
 #define U_UINT 1
 #define U_BITS 32
+#elif defined(KILN_DTYPE2_int64)
+#define U_MIN (-9223372036854775807l - 1l)
+#define U_MAX 9223372036854775807l
+#define U_HI 9223372036854775808.0
+#define U int64_t
+#define U_INT 1
+#define U_BITS 64
+#define U_BITS64 1
+#elif defined(KILN_DTYPE2_uint64)
+#define U_MIN 0ul
+#define U_MAX 18446744073709551615ul
+#define U_HI 18446744073709551616.0
+#define U uint64_t
+#define U_UINT 1
+#define U_BITS 64
+#define U_BITS64 1
 #endif
 
 // A scalar of type T passed in push constants as 64 raw bits (host-converted).
 #if defined(KILN_DTYPE_float64)
 #define SCALAR_T(bits) packDouble2x32(bits)
+#elif defined(T_BITS64)
+#define SCALAR_T(bits) T(uint64_t((bits).x) | (uint64_t((bits).y) << 32))
 #elif defined(T_FLOAT)
 #define SCALAR_T(bits) uintBitsToFloat((bits).x)
 #elif defined(T_INT)

@@ -57,7 +57,7 @@ using kiln::test::io_error;
 TEST_CASE("npy round trip of every dtype and rank", "[io][npy]") {
     TempDir dir;
     unsigned seed = 1;
-    for (DType dtype : all_dtypes) {
+    for (DType dtype : array_dtypes) {
         for (Shape shape : {Shape{13}, Shape{3, 7}, Shape{3, 5, 7}, Shape{1}, Shape{1, 1, 1}}) {
             INFO(dtype_name(dtype) << " " << shape.str());
             HostArray a = random_array(shape, dtype, seed++);
@@ -142,7 +142,6 @@ TEST_CASE("npy refuses what kiln cannot represent", "[io][npy]") {
         const char* says;
     };
     for (Case c : {Case{"fortran_f4_3x4.npy", "Fortran-order"},
-                   Case{"i8_3.npy", "unsupported dtype descr '<i8'"},
                    Case{"object_2.npy", "object arrays"},
                    Case{"structured_2.npy", "structured dtypes"},
                    Case{"scalar_0d.npy", "0 dimensions"},
@@ -153,8 +152,8 @@ TEST_CASE("npy refuses what kiln cannot represent", "[io][npy]") {
         CHECK_THAT(msg, Catch::Contains(c.says));
         CHECK_THAT(msg, Catch::Contains(c.file));
     }
-    std::string msg = io_error([&] { io::read_npy(fixture("i8_3.npy")); });
-    CHECK_THAT(msg, Catch::Contains("accepted: '<f4'"));
+    std::string msg = io_error([&] { io::read_npy(fixture("structured_2.npy")); });
+    CHECK_THAT(msg, Catch::Contains("accepted: '<f2' '<f4'"));
 }
 
 TEST_CASE("npy refuses malformed bytes", "[io][npy]") {

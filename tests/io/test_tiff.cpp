@@ -120,7 +120,7 @@ TEST_CASE("tiff reads files written by tifffile", "[io][tiff]") {
 TEST_CASE("tiff round trip of every dtype, 2-D and 3-D", "[io][tiff]") {
     TempDir dir;
     unsigned seed = 1;
-    for (DType dtype : all_dtypes) {
+    for (DType dtype : array_dtypes) {
         // (300, 1031) float64 rows are 8248 bytes: several strips of 127 rows.
         for (Shape shape :
              {Shape{13, 17}, Shape{3, 13, 17}, Shape{1, 31}, Shape{2, 1, 1}, Shape{300, 1031}}) {
@@ -147,13 +147,12 @@ TEST_CASE("tiff refuses what kiln cannot represent", "[io][tiff]") {
     auto refusal = [](const char* file) {
         const std::string msg = io_error([&] { io::read_tiff(fixture(file)); });
         CHECK_THAT(msg, Catch::Contains(fixture(file)) &&
-                            Catch::Contains("kiln reads single-channel (gray) images of 8-, 16- or 32-bit"));
+                            Catch::Contains("kiln reads single-channel (gray) images of 8-, 16-, 32- or 64-bit"));
         return msg;
     };
     CHECK_THAT(refusal("rgb_u1_5x7.tif"), Catch::Contains("page 0 has 3 samples per pixel (RGB"));
     CHECK_THAT(refusal("palette_u1_5x7.tif"), Catch::Contains("page 0 is a palette-colour image"));
     CHECK_THAT(refusal("f2_5x7.tif"), Catch::Contains("holds 16-bit floats"));
-    CHECK_THAT(refusal("i8_5x7.tif"), Catch::Contains("holds 64-bit signed integers"));
     CHECK_THAT(refusal("c8_5x7.tif"), Catch::Contains("holds 64-bit complex floats"));
     CHECK_THAT(refusal("bool_5x7.tif"), Catch::Contains("holds 1-bit unsigned integers") &&
                                             Catch::Contains("convert 1-bit images to 8-bit"));

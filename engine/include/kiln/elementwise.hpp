@@ -2,7 +2,10 @@
 // Element-wise operations: fill, copy, cast, arithmetic, comparisons, where,
 // threshold. Shapes must match exactly (no broadcasting); results are new
 // arrays in the same context. Arrays of any size work: ones larger than the
-// device's maxStorageBufferRange are processed in pieces.
+// device's maxStorageBufferRange are processed in pieces. int64 and uint64
+// arrays are taken by fill, copy, cast and binary (the arithmetic); the
+// other ops here, and the other families, throw Unsupported for them, naming
+// the dtypes they take (cast first).
 #include "kiln/array.hpp"
 #include "kiln/op_types.hpp"
 
@@ -19,7 +22,7 @@ Array copy(const Array& a);
 Array cast(const Array& a, DType to);
 
 /// a op b. Same dtype in and out, except divide, which is true division:
-/// float64 stays float64 and every other dtype gives float32. Integer
+/// float64, int64 and uint64 give float64, every other dtype float32. Integer
 /// add/subtract/multiply wrap as NumPy's do. minimum/maximum propagate NaN.
 Array binary(BinaryOp op, const Array& a, const Array& b);
 /// a op s (or s op a when scalar_first). The scalar is converted to a's

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -21,26 +22,67 @@
 namespace kiln::io {
 
 // Reading and writing arrays by file extension: .npy, .fits (.fit, .fts),
-// .tif (.tiff), .png (8-bit grayscale); case does not matter.
+// .tif (.tiff), .png (8-bit grayscale), and a dataset in an HDF5 file (.h5,
+// .hdf5, .hdf, .nxs) named after a colon: "scan.h5:/entry/data/data"; case
+// does not matter.
 
-/// Reads an array (read_npy, read_fits, read_tiff or read_png); the format
-/// comes from the extension. Throws IoError naming the file and the accepted
-/// extensions for anything else.
+/// Reads an array (read_npy, read_fits, read_tiff, read_png or
+/// read_h5_dataset); the format comes from the extension. Throws IoError
+/// naming the file and the accepted extensions for anything else.
 HostArray read_array(const std::string& path);
-/// Writes an array (write_npy, write_fits, write_tiff, or write_png_gray with
-/// the linear stretch for a 2-D array) atomically: a failed write leaves no
-/// partial file.
+/// Writes an array (write_npy, write_fits, write_tiff, write_h5_dataset
+/// uncompressed, or write_png_gray with the linear stretch for a 2-D array)
+/// atomically: a failed write leaves no partial file.
 void write_array(const std::string& path, const HostArray& array);
 /// Whether read_array/write_array know the file's extension.
 bool known_array_extension(const std::string& path);
+
+// HDF5 datasets as arrays.
+
+/// The dataset an HDF5 path without one names (NeXus's and the Eiger's).
+inline constexpr const char* default_h5_dataset = "/entry/data/data";
+struct H5DatasetPath {
+    std::string file, dataset;
+};
+/// "scan.h5:/entry/data/data" split at the colon before the dataset (the
+/// first ":/" after which the part before ends in .h5, .hdf5, .hdf or .nxs);
+/// "scan.h5" alone names default_h5_dataset; nullopt for other paths.
+std::optional<H5DatasetPath> split_h5_path(const std::string& path);
+
+/// Reads a whole dataset of 1 to 3 dimensions of any kiln dtype (8- to
+/// 64-bit integers, 32- and 64-bit floats, either byte order), contiguous or
+/// chunked, compressed with any filter HDF5 has (gzip, szip...) or with
+/// bitshuffle-LZ4, which kiln decodes itself; 2-D and 3-D datasets are read
+/// frame by frame by FrameStackReader, with its checks. Throws IoError naming
+/// the file and dataset for: a file that is not HDF5; a missing dataset
+/// (listing the datasets and groups of the deepest group on its path that
+/// exists); a group (listing what it holds) or other object instead of a
+/// dataset; a dataset of 0 or more than 3 dimensions (naming its extents),
+/// or of a type kiln has no dtype for, or that is empty.
+HostArray read_h5_dataset(const std::string& path, const std::string& dataset = default_h5_dataset);
+
+struct H5WriteOptions {
+    int gzip = 0;  ///< deflate level 1-9 (chunks of a page), 0: uncompressed and contiguous
+};
+/// Writes the array as `dataset` (a path from the root, intermediate groups
+/// created) of a new HDF5 file, little-endian, in the array's shape and
+/// dtype. Any previous file at PATH is replaced: the file is written under a
+/// temporary name and renamed into place, so a failed write leaves no partial
+/// file. Throws InvalidArgument for a dataset name that is not a path from
+/// the root, an inconsistent array or a gzip level outside 0-9; IoError when
+/// writing fails.
+void write_h5_dataset(const std::string& path, const std::string& dataset, const HostArray& array,
+                      const H5WriteOptions& options = {});
 
 // NumPy .npy files: kiln's own reader and writer, so the CLI and the tests can
 // exchange arrays with NumPy without a Python dependency.
 
 /// Reads a .npy file (format 1.0, 2.0 or 3.0). Accepts C-order arrays of 1 to
-/// 3 dimensions with descr f4, f8, i1, u1, i2, u2, i4, u4 or b1 (bool, read as
-/// uint8) in any byte order ('<', '>', '|', '='); big-endian data is converted
-/// to native order. Anything else (0-d or >3-d arrays, Fortran order, object,
+/// 3 dimensions with descr f4, f8, i1, u1, i2, u2, i4, u4, i8, u8, b1 (bool,
+/// read as uint8) or f2 (float16, read as float32: every float16 value,
+/// subnormals, infinities and NaN included, is exactly a float32) in any
+/// byte order ('<', '>', '|', '='); big-endian data is converted to native
+/// order. Anything else (0-d or >3-d arrays, Fortran order, object,
 /// structured or other dtypes, a bad magic, a truncated header or data) throws
 /// IoError naming the file, the problem and what is accepted.
 HostArray read_npy(const std::string& path);
@@ -114,18 +156,24 @@ HostArray parse_png(std::span<const std::byte> bytes, const std::string& name_fo
 /// Reads a TIFF file of single-channel images: shape (height, width) for one
 /// page (IFD), (pages, height, width) for several, which must all have the
 /// same size and sample type (pages in SubIFDs are not read). Samples may be
-/// 8-, 16- or 32-bit unsigned (SampleFormat 1, or none) or signed (2)
-/// integers, read as uint8/int8, uint16/int16, uint32/int32, or 32- or 64-bit
-/// IEEE floats (3), read as float32/float64; values are returned as stored
+/// 8-, 16-, 32- or 64-bit unsigned (SampleFormat 1, or none) or signed (2)
+/// integers, read as uint8/int8, uint16/int16, uint32/int32, uint64/int64, or
+/// 32- or 64-bit IEEE floats (3), read as float32/float64; values are returned as stored
 /// (min-is-white images are not inverted, the Orientation tag is not
 /// applied). Strips or tiles, either byte order, classic TIFF or BigTIFF, and
 /// any compression Debian's libtiff decodes (none, LZW, deflate, PackBits,
 /// zstd, LZMA, JPEG...), with or without a predictor.
 ///
+/// An OME-TIFF (OME-XML in the first page's ImageDescription) reads the same
+/// way, its pages in file order as (planes, height, width): refused with
+/// IoError naming the sizes when more than one of its SizeZ, SizeC and SizeT
+/// exceeds 1 (a 4-D or 5-D image), when it holds several images (series), or
+/// when its pages are not all its planes (a multi-file OME-TIFF).
+///
 /// Throws IoError naming the file, the problem and what is accepted for: a
 /// missing file or one that is not TIFF; several samples per pixel (RGB, gray
 /// with alpha), palette colour, or another photometric interpretation than
-/// min-is-black or min-is-white; 1-, 2-, 4-, 12-, 24-bit or 64-bit integer
+/// min-is-black or min-is-white; 1-, 2-, 4-, 12- or 24-bit integer
 /// samples, 16-bit floats and complex ones; pages that differ from the first
 /// in size or type; strips or tiles that libtiff cannot decode, with
 /// libtiff's own message (nothing is printed to stderr). What the file
@@ -141,16 +189,37 @@ HostArray read_tiff(const std::string& path);
 /// path in messages (the fuzz harness feeds it).
 HostArray parse_tiff(std::span<const std::byte> bytes, const std::string& name_for_errors);
 
+/// How write_tiff compresses: zstd where Debian's libtiff has it (else
+/// write_tiff throws Unsupported).
+enum class TiffCompression { none, lzw, deflate, zstd };
+/// "none", "lzw", "deflate", "zstd"; parse_tiff_compression throws
+/// InvalidArgument listing them for another name.
+std::string_view tiff_compression_name(TiffCompression c);
+TiffCompression parse_tiff_compression(std::string_view name);
+
+struct TiffWriteOptions {
+    TiffCompression compression = TiffCompression::none;
+    /// 0: strips of about 1 MiB; else square tiles of this many pixels a
+    /// side, a multiple of 16 (TIFF's rule), edge tiles padded with zeros.
+    uint32_t tile = 0;
+    /// BigTIFF even when a classic TIFF would do (it is used anyway for
+    /// data that could pass 4 GiB).
+    bool bigtiff = false;
+};
+
 /// Writes a 2-D array as a one-page TIFF file, a 3-D array as one page per
-/// index of its first axis, uncompressed, in strips of about 1 MiB, in the
-/// host's byte order: BitsPerSample 8, 16, 32 or 64 with SampleFormat 1
-/// (uint8, uint16, uint32), 2 (int8, int16, int32) or 3 (float32, float64),
-/// min-is-black. Arrays over 4 GiB are written as BigTIFF. A 3-D array of
-/// one page reads back as 2-D. Written to a temporary file beside PATH and
-/// renamed over it, so a failed write leaves no partial file. Throws
-/// InvalidArgument for a 1-D or inconsistent array, IoError when the file
-/// cannot be written.
+/// index of its first axis, in the host's byte order: BitsPerSample 8, 16,
+/// 32 or 64 with SampleFormat 1 (uint8, uint16, uint32, uint64), 2 (int8,
+/// int16, int32, int64) or 3 (float32, float64), min-is-black. Uncompressed
+/// in strips of about 1 MiB unless options say otherwise; compressed integer
+/// images use the horizontal predictor. Arrays whose data could pass 4 GiB
+/// are written as BigTIFF. A 3-D array of one page reads back as 2-D.
+/// Written to a temporary file beside PATH and renamed over it, so a failed
+/// write leaves no partial file. Throws InvalidArgument for a 1-D or
+/// inconsistent array or a tile size that is not a multiple of 16, IoError
+/// when the file cannot be written.
 void write_tiff(const std::string& path, const HostArray& array);
+void write_tiff(const std::string& path, const HostArray& array, const TiffWriteOptions& options);
 
 // FITS images through cfitsio.
 
@@ -169,14 +238,14 @@ void write_tiff(const std::string& path, const HostArray& array);
 ///   BITPIX   8: uint8; int8 when BZERO = -128 (and BSCALE = 1)
 ///   BITPIX  16: int16; uint16 when BZERO = 32768
 ///   BITPIX  32: int32; uint32 when BZERO = 2^31
-///   BITPIX  64: float64 (kiln has no int64): read when every value is
-///               exactly a float64 (all integers up to 2^53 in magnitude),
-///               else IoError naming the first value that is not and its
-///               position; with BZERO = 2^63 (unsigned) likewise
+///   BITPIX  64: int64; uint64 when BZERO = 2^63
 ///   BITPIX -32: float32;  BITPIX -64: float64
 /// Any other BSCALE/BZERO gives float32 for 8- and 16-bit data, float64 for
 /// 32- and 64-bit. An integer image with a BLANK keyword is returned as that
-/// float type too, its blank pixels as NaN. NaN in float images stays NaN.
+/// float type too, its blank pixels as NaN (BITPIX 64 with BLANK: float64,
+/// read when every value is exactly a float64, all integers up to 2^53 in
+/// magnitude, else IoError naming the first value that is not and its
+/// position). NaN in float images stays NaN.
 ///
 /// Before cfitsio reads beyond the primary header, the file is checked by
 /// check_fits_file (engine/io/fits_guard.hpp): data the file cannot hold (a
@@ -194,9 +263,9 @@ HostArray read_fits(const std::string& path, const std::string& extension = "");
 
 /// Writes an array as the primary image of a new FITS file, axes reversed
 /// (x is NAXIS1). float32/float64 as BITPIX -32/-64 (NaN kept), uint8, int16
-/// and int32 as BITPIX 8/16/32; uint16 and uint32 as BITPIX 16/32 with BZERO
-/// 32768 and 2^31, int8 as BITPIX 8 with BZERO -128 (the FITS conventions
-/// cfitsio and astropy use). The file is written under a temporary name in the
+/// int32 and int64 as BITPIX 8/16/32/64; uint16, uint32 and uint64 as BITPIX
+/// 16/32/64 with BZERO 32768, 2^31 and 2^63, int8 as BITPIX 8 with BZERO
+/// -128 (the FITS conventions cfitsio and astropy use). The file is written under a temporary name in the
 /// same directory and renamed into place, so `path` never holds a partial
 /// file. Throws IoError if `path` exists and overwrite is false, or if
 /// writing fails.

@@ -19,8 +19,9 @@ using kiln::CompareOp;
 /// every float-to-integer cast() is converted.
 double scalar_to_dtype(double v, DType t);
 
-/// The dtype binary() gives: divide gives float64 for float64 inputs and
-/// float32 for every other dtype; all other ops keep the input dtype.
+/// The dtype binary() gives: divide gives float64 for float64, int64 and
+/// uint64 inputs and float32 for every other dtype; all other ops keep the
+/// input dtype.
 DType binary_result_dtype(BinaryOp op, DType input);
 
 /// Element-wise a op b. Shapes and dtypes must match (else InvalidArgument).
