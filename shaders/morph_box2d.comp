@@ -1,0 +1,74 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+//! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
+// A KY x KX box minimum or maximum of each (H, W) image of a (B, H, W)
+// array in one pass (scipy.ndimage's two separable 1-D passes, fused):
+//   out[b, m, n] = min_{j < KY, i < KX} in[b, m + loy + j, n + lox + i]
+// positions outside as the mode says (min and max are exact, so the
+// fused box equals SciPy's pass after pass, cval included).
+// Each workgroup stages a tile of (TH + KY - 1) x (TW + KX - 1) inputs in
+// shared memory (one global read per input, halo included), takes the
+// column minima of KY rows into a second buffer, then the row minima of KX
+// columns; each invocation makes PY rows of one column (TW = LX).
+#include "dtype.glsl"
+#include "grid.glsl"
+#include "boundary.glsl"
+#include "morph.glsl"
+
+layout(constant_id = 3) const uint MINIMUM = 1;
+layout(constant_id = 4) const uint KY = 1;
+layout(constant_id = 5) const uint KX = 1;
+layout(constant_id = 6) const uint PY = 8;
+
+layout(std430, binding = 0) readonly buffer In { T src[]; };
+layout(std430, binding = 1) writeonly buffer Out { T dst[]; };
+layout(push_constant) uniform P {
+    uvec2 cval;  // T bits
+    uint B, H, W_, mode;
+    int loy, lox;
+} p;
+
+const uint LX = gl_WorkGroupSize.x;
+const uint LY = gl_WorkGroupSize.y;
+const uint TW = LX;
+const uint TH = LY * PY;
+const uint AW = TW + KX - 1;
+const uint AH = TH + KY - 1;
+shared W tile[AH * AW];
+shared W cols[TH * AW];
+
+void main() {
+    const bool minimum = MINIMUM != 0;
+    const W cval = W(SCALAR_T(p.cval));
+    const uint lid = gl_LocalInvocationIndex, threads = LX * LY;
+    const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    const uint tiles_x = (p.W_ + TW - 1) / TW, tiles_y = (p.H + TH - 1) / TH;
+    for (uint b = gl_WorkGroupID.z; b < p.B; b += gl_NumWorkGroups.z)
+    for (uint tile_y = gl_WorkGroupID.y; tile_y < tiles_y; tile_y += gl_NumWorkGroups.y)
+    for (uint tile_x = gl_WorkGroupID.x; tile_x < tiles_x; tile_x += gl_NumWorkGroups.x) {
+        const uint base = b * p.H * p.W_;
+        const int y0 = int(tile_y * TH) + p.loy, x0 = int(tile_x * TW) + p.lox;
+        for (uint i = lid; i < AH * AW; i += threads) {
+            const int r = ext_index(y0 + int(i / AW), int(p.H), p.mode),
+                      c = ext_index(x0 + int(i % AW), int(p.W_), p.mode);
+            tile[i] = (r < 0 || c < 0) ? cval : W(src[base + uint(r) * p.W_ + uint(c)]);
+        }
+        barrier();
+        for (uint c = tx; c < AW; c += LX)
+            for (uint r = ty * PY; r < ty * PY + PY; ++r) {
+                W best = tile[r * AW + c];
+                [[unroll]] for (uint j = 1; j < KY; ++j) best = pick(best, tile[(r + j) * AW + c], minimum);
+                cols[r * AW + c] = best;
+            }
+        barrier();
+        const uint n = tile_x * TW + tx;
+        for (uint r = ty * PY; r < ty * PY + PY; ++r) {
+            const uint m = tile_y * TH + r;
+            W best = cols[r * AW + tx];
+            [[unroll]] for (uint i = 1; i < KX; ++i) best = pick(best, cols[r * AW + tx + i], minimum);
+            if (m < p.H && n < p.W_) dst[base + m * p.W_ + n] = T(best);
+        }
+        barrier();
+    }
+}
