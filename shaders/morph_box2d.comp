@@ -9,8 +9,11 @@
 // fused box equals SciPy's pass after pass, cval included).
 // Each workgroup stages a tile of (TH + KY - 1) x (TW + KX - 1) inputs in
 // shared memory (one global read per input, halo included), takes the
-// column minima of KY rows into a second buffer, then the row minima of KX
-// columns; each invocation makes PY rows of one column (TW = LX).
+// column minima of KY rows into a second buffer (each invocation PY rows of
+// a column), then the row minima of KX columns (each invocation PY
+// consecutive outputs of a row; TW = LX, a multiple of PY). Values shared
+// by an invocation's outputs are read from shared memory once, into
+// registers: PY + K - 1 reads for PY outputs instead of PY K.
 #include "dtype.glsl"
 #include "grid.glsl"
 #include "boundary.glsl"
@@ -35,6 +38,8 @@ const uint TW = LX;
 const uint TH = LY * PY;
 const uint AW = TW + KX - 1;
 const uint AH = TH + KY - 1;
+const uint RV = PY + KY - 1;
+const uint RH = PY + KX - 1;
 shared W tile[AH * AW];
 shared W cols[TH * AW];
 
@@ -55,19 +60,28 @@ void main() {
             tile[i] = (r < 0 || c < 0) ? cval : W(src[base + uint(r) * p.W_ + uint(c)]);
         }
         barrier();
-        for (uint c = tx; c < AW; c += LX)
-            for (uint r = ty * PY; r < ty * PY + PY; ++r) {
-                W best = tile[r * AW + c];
-                [[unroll]] for (uint j = 1; j < KY; ++j) best = pick(best, tile[(r + j) * AW + c], minimum);
-                cols[r * AW + c] = best;
+        // Column minima: each invocation runs down PY rows of a column,
+        // holding the PY + KY - 1 values they share in registers.
+        for (uint c = tx; c < AW; c += LX) {
+            W v[RV];
+            [[unroll]] for (uint j = 0; j < RV; ++j) v[j] = tile[(ty * PY + j) * AW + c];
+            [[unroll]] for (uint r = 0; r < PY; ++r) {
+                W best = v[r];
+                [[unroll]] for (uint j = 1; j < KY; ++j) best = pick(best, v[r + j], minimum);
+                cols[(ty * PY + r) * AW + c] = best;
             }
+        }
         barrier();
-        const uint n = tile_x * TW + tx;
-        for (uint r = ty * PY; r < ty * PY + PY; ++r) {
-            const uint m = tile_y * TH + r;
-            W best = cols[r * AW + tx];
-            [[unroll]] for (uint i = 1; i < KX; ++i) best = pick(best, cols[r * AW + tx + i], minimum);
-            if (m < p.H && n < p.W_) dst[base + m * p.W_ + n] = T(best);
+        // Row minima: PY consecutive outputs of one row per invocation, the
+        // PY + KX - 1 values they share in registers.
+        const uint per_row = TW / PY, row = lid / per_row, c0 = (lid % per_row) * PY;
+        const uint m = tile_y * TH + row, n0 = tile_x * TW + c0;
+        W v[RH];
+        [[unroll]] for (uint i = 0; i < RH; ++i) v[i] = cols[row * AW + c0 + i];
+        [[unroll]] for (uint o = 0; o < PY; ++o) {
+            W best = v[o];
+            [[unroll]] for (uint i = 1; i < KX; ++i) best = pick(best, v[o + i], minimum);
+            if (m < p.H && n0 + o < p.W_) dst[base + m * p.W_ + n0 + o] = T(best);
         }
         barrier();
     }

@@ -48,6 +48,7 @@ void check_size(const Array& a, const char* op) {
 namespace {
 
 constexpr uint32_t shared_cap = 48 * 1024;
+constexpr int max_fused_taps = 64;
 
 struct FilterPush {
     uint32_t cval[2];
@@ -87,10 +88,14 @@ Array line_pass(const Array& in, uint64_t outer, uint64_t n, uint64_t inner, int
     return out;
 }
 
-// Rows of the fused pass per invocation that fit the shared memory (0: none).
+// Rows of the fused pass per invocation that fit the shared memory and
+// divide the workgroup's width (0: none fits, or the box is too long for the
+// registers that hold an invocation's PY + K - 1 values).
 uint32_t box2d_rows(detail::OpServices& ctx, std::array<uint32_t, 3> local, int ky, int kx, DType t) {
+    if (ky > max_fused_taps || kx > max_fused_taps) return 0;
     const uint64_t w = t == DType::float64 ? 8 : 4, budget = std::min(ctx.info().max_shared_memory, shared_cap);
     for (uint32_t py = 8; py >= 1; py /= 2) {
+        if (local[0] % py != 0) continue;
         const uint64_t th = uint64_t(local[1]) * py, aw = local[0] + uint64_t(kx) - 1;
         if (((th + ky - 1) * aw + th * aw) * w <= budget) return py;
     }

@@ -35,7 +35,7 @@ Footprint grey_footprint(const OpArgs& x, const char* op) {
         if (s.size() == 1) s.assign(nd, s[0]);
         f = Footprint::box(s);
     } else {
-        throw InvalidArgument(std::string(op) + ": give --size, --footprint or --structure");
+        throw InvalidArgument(std::string(op) + ": give a size, a footprint or a structure (scipy.ndimage's size=, footprint=, structure=)");
     }
     f.origin = origins(x, f.ndim());
     return f;
