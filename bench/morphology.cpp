@@ -84,6 +84,17 @@ HostArray flood_fill_holes(const HostArray& mask) {
     return out;
 }
 
+Result binary(Context& ctx, Size size, int n, Array (*op)(const Array&), HostArray (*reference)(const HostArray&)) {
+    const HostArray host = rings(side(size, 2048));
+    const Array in = Array::from_host(ctx, host);
+    Array out;
+    Result r;
+    take_times(r, timed(ctx, size, [&] { out = op(in); }, n, 3));
+    r.metrics["GB/s"] = 2.0 * host.nbytes() / (r.gpu_ms * 1e-3) / 1e9;
+    check_exact(r, out.to_host(), reference(host));
+    return r;
+}
+
 Register w20{{"W20", "grey_erosion size 3x3, 2048^2 float32", "morphology", [](Context& ctx, Size s, int n) {
                   const size_t g = side(s, 2048);
                   return grey(ctx, s, n, Shape{g, g}, {3, 3}, false);
@@ -94,25 +105,12 @@ Register w21{{"W21", "grey_erosion size 15x15, 2048^2 float32", "morphology", []
               }}};
 Register w22{{"W22", "binary_erosion 3x3 cross, 2048^2 uint8 rings, iterations 1", "morphology",
               [](Context& ctx, Size size, int n) {
-                  const HostArray host = rings(side(size, 2048));
-                  const Array in = Array::from_host(ctx, host);
-                  Array out;
-                  Result r;
-                  take_times(r, timed(ctx, size, [&] { out = binary_erosion(in); }, n, 3));
-                  r.metrics["GB/s"] = 2.0 * host.nbytes() / (r.gpu_ms * 1e-3) / 1e9;
-                  check_exact(r, out.to_host(), cpu::binary_erosion(host, {}, 1, nullptr, false));
-                  return r;
+                  return binary(ctx, size, n, [](const Array& a) { return binary_erosion(a); },
+                                [](const HostArray& h) { return cpu::binary_erosion(h, {}, 1, nullptr, false); });
               }}};
 Register w23{{"W23", "binary_fill_holes, 2048^2 uint8 rings (cross)", "morphology",
               [](Context& ctx, Size size, int n) {
-                  const HostArray host = rings(side(size, 2048));
-                  const Array in = Array::from_host(ctx, host);
-                  Array out;
-                  Result r;
-                  take_times(r, timed(ctx, size, [&] { out = binary_fill_holes(in); }, n, 3));
-                  r.metrics["GB/s"] = 2.0 * host.nbytes() / (r.gpu_ms * 1e-3) / 1e9;
-                  check_exact(r, out.to_host(), flood_fill_holes(host));
-                  return r;
+                  return binary(ctx, size, n, [](const Array& a) { return binary_fill_holes(a); }, flood_fill_holes);
               }}};
 Register w24{{"W24", "grey_erosion size 3x3x3, 256^3 float32", "morphology", [](Context& ctx, Size s, int n) {
                   const size_t g = s == Size::full ? 256 : 48;
