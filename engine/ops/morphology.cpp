@@ -177,6 +177,9 @@ Array min_or_max(const char* op, const Array& input, const Footprint& f, const s
                  NdMode mode, double cval, bool minimum) {
     if (!input) throw InvalidArgument(std::string(op) + ": the input is a null Array");
     ops::morph::check_size(input, op);
+    if (f.ndim() == 0)
+        throw InvalidArgument(std::string(op) + ": the footprint has no axes; give a box (Footprint::box, "
+                              "scipy's size=) or a footprint of 1 to 3 axes");
     f.offsets(input.ndim());  // checks the footprint and its origin
     if (!heights.empty() && heights.size() != f.mask.size())
         throw InvalidArgument(std::string(op) + ": " + std::to_string(heights.size()) +

@@ -126,6 +126,7 @@ TEST_CASE("GPU morphology refuses what it cannot do", "[ops][morphology]") {
     Context ctx = test::context();
     const Array a = Array::zeros(ctx, Shape{5, 6}, DType::float32);
     CHECK_THROWS_AS(minimum_filter(Array{}, Footprint::box({3})), InvalidArgument);
+    CHECK_THROWS_AS(grey_dilation(a, Footprint{}), InvalidArgument);
     CHECK_THROWS_AS(grey_erosion(a, Footprint::box({3, 3}), {1, 2}), InvalidArgument);
     CHECK_THROWS_AS(maximum_filter(a, Footprint::box({3, 3, 3})), InvalidArgument);
     Footprint f = Footprint::box({4, 4});
