@@ -32,12 +32,12 @@ bool truth(uint i) { return W(src[i]) != W(0); }
 
 void main() {
     const bool dilate = DILATE != 0;
-    const uint plane = p.ny * p.nx;
-    FOR_EACH_ELEMENT(i, p.nz * plane) {
+    FOR_EACH_ZYX(uz, uy, ux, p.nz, p.ny, p.nx) {
+        const uint i = (uz * p.ny + uy) * p.nx + ux;
+        const int z = int(uz), y = int(uy), x = int(ux);
         const bool own = truth(i);
         bool v = own;
         if (MASKED == 0 || uint(mask[i]) != 0u) {
-            const int z = int(i / plane), y = int((i % plane) / p.nx), x = int(i % p.nx);
             const bool inside = z + p.lz >= 0 && z + p.hz < int(p.nz) && y + p.ly >= 0 &&
                                 y + p.hy < int(p.ny) && x + p.lx >= 0 && x + p.hx < int(p.nx);
             // erosion: stop at the first false; dilation: at the first true

@@ -41,9 +41,9 @@ double add_in_type(W v, double s) {
 void main() {
     const bool minimum = MINIMUM != 0;
     const W cval = W(SCALAR_T(p.cval));
-    const uint plane = p.ny * p.nx;
-    FOR_EACH_ELEMENT(i, p.nz * plane) {
-        const int z = int(i / plane), y = int((i % plane) / p.nx), x = int(i % p.nx);
+    FOR_EACH_ZYX(uz, uy, ux, p.nz, p.ny, p.nx) {
+        const uint i = (uz * p.ny + uy) * p.nx + ux;
+        const int z = int(uz), y = int(uy), x = int(ux);
         const bool inside = z + p.lz >= 0 && z + p.hz < int(p.nz) && y + p.ly >= 0 &&
                             y + p.hy < int(p.ny) && x + p.lx >= 0 && x + p.hx < int(p.nx);
         W best = W(0);

@@ -37,6 +37,16 @@ DeviceOffsets upload_offsets(const Context& ctx, const std::vector<std::array<in
     return d;
 }
 
+std::array<uint32_t, 3> zyx_local(const Shape& shape) {
+    return shape.ndim() == 1 ? std::array<uint32_t, 3>{256, 1, 1} : std::array<uint32_t, 3>{64, 4, 1};
+}
+
+void record_zyx(Dispatcher& d, const Shape& shape) {
+    const auto& l = d.local();
+    auto groups = [](uint64_t n, uint32_t per) { return uint32_t(std::clamp<uint64_t>((n + per - 1) / per, 1, 65535)); };
+    d.groups(groups(shape.x(), l[0]), groups(shape.y(), l[1]), groups(shape.z(), l[2])).record();
+}
+
 void check_size(const Array& a, const char* op) {
     if (a.size() >= (uint64_t(1) << 31))
         throw Unsupported(std::string(op) + ": an array of " + std::to_string(a.size()) +
@@ -167,9 +177,9 @@ Array footprint_filter(const Array& input, const Footprint& f, const std::vector
     p.nz = uint32_t(s.z()), p.ny = uint32_t(s.y()), p.nx = uint32_t(s.x()), p.count = dev.count;
     p.mode = uint32_t(ops::conv::ext_of(mode));
     p.lz = dev.lo[0], p.ly = dev.lo[1], p.lx = dev.lo[2], p.hz = dev.hi[0], p.hy = dev.hi[1], p.hx = dev.hi[2];
-    ops::Dispatcher d(ctx, ops::variant(ops::Shader::morph_filter, input.dtype()), {256, 1, 1});
-    d.read(input).read(dev.offsets).read(hd).write(out).spec(minimum).spec(!h.empty());
-    d.push(p).stride_grid(input.size()).record();
+    ops::Dispatcher d(ctx, ops::variant(ops::Shader::morph_filter, input.dtype()), ops::morph::zyx_local(s));
+    d.read(input).read(dev.offsets).read(hd).write(out).spec(minimum).spec(!h.empty()).push(p);
+    ops::morph::record_zyx(d, s);
     return out;
 }
 

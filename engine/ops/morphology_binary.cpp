@@ -61,10 +61,11 @@ public:
         p.border = border_;
         p.lz = dev_.lo[0], p.ly = dev_.lo[1], p.lx = dev_.lo[2], p.hz = dev_.hi[0], p.hy = dev_.hi[1],
         p.hx = dev_.hi[2];
-        ops::Dispatcher d(ctx, ops::variant(ops::Shader::morph_binary, in.dtype()), {256, 1, 1});
+        ops::Dispatcher d(ctx, ops::variant(ops::Shader::morph_binary, in.dtype()), ops::morph::zyx_local(s));
         d.read(in).read(dev_.offsets).read(mask_ ? mask_ : dev_.offsets).write(out);
         if (flag) d.read_write(flag); else d.read(dev_.offsets);
-        d.spec(dilate_).spec(bool(mask_)).spec(bool(flag)).push(p).stride_grid(in.size()).record();
+        d.spec(dilate_).spec(bool(mask_)).spec(bool(flag)).push(p);
+        ops::morph::record_zyx(d, s);
         return out;
     }
 

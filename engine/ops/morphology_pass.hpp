@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/array.hpp"
+#include "ops/kernel.hpp"
 
 namespace kiln::ops::morph {
 
@@ -19,6 +20,13 @@ struct DeviceOffsets {
 /// inside a Graph capture).
 DeviceOffsets upload_offsets(const Context& ctx, const std::vector<std::array<int, 3>>& offsets,
                              const Shape& shape);
+
+/// The workgroup of the kernels that loop with FOR_EACH_ZYX (morph.glsl):
+/// rows of 64 x 4 for images and volumes, 256 along a 1-D array.
+std::array<uint32_t, 3> zyx_local(const Shape& shape);
+/// Records `d` over a grid covering `shape` (capped per axis; the kernels
+/// loop over the rest).
+void record_zyx(Dispatcher& d, const Shape& shape);
 
 /// Element counts up to this are dispatched (the kernels index in 32 bits).
 void check_size(const Array& a, const char* op);

@@ -37,3 +37,11 @@ W from_double(double v) {
 #endif
 #endif
 }
+
+// Every (z, y, x) of an (nz, ny, nx) array over a 3-D grid, grid-stride
+// along each axis: coordinates without divisions, any extent with a capped
+// grid.
+#define FOR_EACH_ZYX(zi, yi, xi, nz, ny, nx)                                                       \
+    for (uint zi = gl_GlobalInvocationID.z; zi < (nz); zi += gl_NumWorkGroups.z * gl_WorkGroupSize.z) \
+    for (uint yi = gl_GlobalInvocationID.y; yi < (ny); yi += gl_NumWorkGroups.y * gl_WorkGroupSize.y) \
+    for (uint xi = gl_GlobalInvocationID.x; xi < (nx); xi += gl_NumWorkGroups.x * gl_WorkGroupSize.x)
