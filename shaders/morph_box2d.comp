@@ -2,9 +2,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 //! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
-// A KY x KX box minimum or maximum of each (H, W) image of a (B, H, W)
-// array in one pass (scipy.ndimage's two separable 1-D passes, fused):
-//   out[b, m, n] = min_{j < KY, i < KX} in[b, m + loy + j, n + lox + i]
+// A KZ x KY x KX box minimum or maximum of a (B, H, W) array in one pass
+// (scipy.ndimage's separable 1-D passes, fused; KZ = 1: each image alone):
+//   out[b, m, n] = min_{k < KZ, j < KY, i < KX} in[b + loz + k, m + loy + j, n + lox + i]
 // positions outside as the mode says (min and max are exact, so the
 // fused box equals SciPy's pass after pass, cval included).
 // Each workgroup stages a tile of (TH + KY - 1) x (TW + KX - 1) inputs in
@@ -23,13 +23,14 @@ layout(constant_id = 3) const uint MINIMUM = 1;
 layout(constant_id = 4) const uint KY = 1;
 layout(constant_id = 5) const uint KX = 1;
 layout(constant_id = 6) const uint PY = 8;
+layout(constant_id = 7) const uint KZ = 1;
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
 layout(std430, binding = 1) writeonly buffer Out { T dst[]; };
 layout(push_constant) uniform P {
     uvec2 cval;  // T bits
     uint B, H, W_, mode;
-    int loy, lox;
+    int loz, loy, lox;
 } p;
 
 const uint LX = gl_WorkGroupSize.x;
@@ -57,7 +58,15 @@ void main() {
         for (uint i = lid; i < AH * AW; i += threads) {
             const int r = ext_index(y0 + int(i / AW), int(p.H), p.mode),
                       c = ext_index(x0 + int(i % AW), int(p.W_), p.mode);
-            tile[i] = (r < 0 || c < 0) ? cval : W(src[base + uint(r) * p.W_ + uint(c)]);
+            W v = cval;
+            // A volume's z axis folds in here: the neighbouring planes' reads
+            // of the same column hit the cache.
+            [[unroll]] for (uint j = 0; j < KZ; ++j) {
+                const int z = KZ == 1 ? int(b) : ext_index(int(b) + p.loz + int(j), int(p.B), p.mode);
+                const W u = (r < 0 || c < 0 || z < 0) ? cval : W(src[(uint(z) * p.H + uint(r)) * p.W_ + uint(c)]);
+                v = j == 0 ? u : pick(v, u, minimum);
+            }
+            tile[i] = v;
         }
         barrier();
         // Column minima: each invocation runs down PY rows of a column,

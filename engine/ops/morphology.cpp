@@ -75,7 +75,7 @@ struct LinePush {
 struct Box2dPush {
     uint32_t cval[2];
     uint32_t B, H, W, mode;
-    int32_t loy, lox;
+    int32_t loz, loy, lox;
 };
 
 void put_cval(uint32_t (&dst)[2], double cval, DType t) {
@@ -112,25 +112,26 @@ uint32_t box2d_rows(detail::OpServices& ctx, std::array<uint32_t, 3> local, int 
     return 0;
 }
 
-// The y and x axes of a box over (B, H, W) in one pass; null where the
-// box does not fit the shared memory.
-Array box2d_pass(const Array& in, uint64_t B, uint64_t H, uint64_t W, std::array<int, 2> k,
-                 std::array<int, 2> lo, NdMode mode, double cval, bool minimum) {
+// A box over (B, H, W) in one pass: y and x, and z (the B axis) where
+// k[0] > 1; null where the box does not fit the shared memory or registers.
+Array box2d_pass(const Array& in, uint64_t B, uint64_t H, uint64_t W, std::array<int, 3> k,
+                 std::array<int, 3> lo, NdMode mode, double cval, bool minimum) {
     detail::OpServices& ctx = ops::services(in);
     ops::Dispatcher d(ctx, ops::variant(ops::Shader::morph_box2d, in.dtype()), {64, 4, 1});
     const auto& l = d.local();
-    const uint32_t py = box2d_rows(ctx, l, k[0], k[1], in.dtype());
+    const uint32_t py = k[0] > max_fused_taps ? 0 : box2d_rows(ctx, l, k[1], k[2], in.dtype());
     if (py == 0) return {};
     Array out = Array::empty(in.context(), in.shape(), in.dtype());
     Box2dPush p{};
     put_cval(p.cval, cval, in.dtype());
     p.B = uint32_t(B), p.H = uint32_t(H), p.W = uint32_t(W), p.mode = uint32_t(ops::conv::ext_of(mode));
-    p.loy = lo[0], p.lox = lo[1];
+    p.loz = lo[0], p.loy = lo[1], p.lox = lo[2];
     auto grid = [&](uint64_t tiles, int axis) {
         return uint32_t(std::clamp<uint64_t>(tiles, 1, std::min<uint64_t>(ctx.info().max_workgroup_count[axis], 65535)));
     };
     const uint64_t th = uint64_t(l[1]) * py;
-    d.read(in).write(out).spec(minimum).spec(uint32_t(k[0])).spec(uint32_t(k[1])).spec(py).push(p);
+    d.read(in).write(out).spec(minimum).spec(uint32_t(k[1])).spec(uint32_t(k[2])).spec(py).spec(uint32_t(k[0]));
+    d.push(p);
     d.groups(grid((W + l[0] - 1) / l[0], 0), grid((H + th - 1) / th, 1), grid(B, 2)).record();
     return out;
 }
@@ -150,10 +151,11 @@ Array box_filter(const Array& input, const Footprint& f, NdMode mode, double cva
         if (k[2] > 1) current = line_pass(current, 1, nx, 1, k[2], lo[2], mode, cval, minimum), filtered = true;
         return filtered ? current : copy(input);
     }
+    if (k[1] > 1 || k[2] > 1) {
+        if (Array all = box2d_pass(current, nz, ny, nx, k, lo, mode, cval, minimum)) return all;
+    }
     if (k[0] > 1) current = line_pass(current, 1, nz, ny * nx, k[0], lo[0], mode, cval, minimum), filtered = true;
     if (k[1] > 1 || k[2] > 1) {
-        Array both = box2d_pass(current, nz, ny, nx, {k[1], k[2]}, {lo[1], lo[2]}, mode, cval, minimum);
-        if (both) return both;
         if (k[1] > 1) current = line_pass(current, nz, ny, nx, k[1], lo[1], mode, cval, minimum);
         if (k[2] > 1) current = line_pass(current, nz * ny, nx, 1, k[2], lo[2], mode, cval, minimum);
         return current;

@@ -71,6 +71,7 @@ TEST_CASE("GPU box filters over many tiles equal the CPU reference", "[ops][morp
                          {{45, 130}, {15, 15}, {-7, 7}, NdMode::constant},
                          {{37, 200}, {4, 6}, {1, -3}, NdMode::wrap},
                          {{5, 41, 67}, {3, 2, 5}, {-1, 0, 2}, NdMode::mirror},
+                         {{70, 5, 9}, {67, 3, 2}, {3, 0, 0}, NdMode::wrap},  // z too long to fold in
                          {{301}, {6}, {2}, NdMode::nearest},
                          {{4, 700}, {3, 600}, {0, 0}, NdMode::reflect}};  // too wide to fuse: line passes
     uint64_t seed = 1;
