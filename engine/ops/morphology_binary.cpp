@@ -1,6 +1,6 @@
 // scipy.ndimage's binary morphology on the GPU: each application one
-// morph_binary dispatch, all recorded without waiting; until-stable
-// iterations read a changed flag back only every few applications.
+// morph_binary dispatch, all recorded before any result is read back;
+// until-stable iterations read a changed flag back only every few applications.
 // binary_fill_holes labels the background (kiln::label_async) for the
 // standard structures, and runs SciPy's own until-stable dilation for others.
 #include <string>
@@ -26,7 +26,7 @@ struct HolesPush {
 };
 
 // Until-stable iterations: applications recorded per check, at first and at
-// most (doubling between), so a long propagation costs few waits and a short
+// most (doubling between), so a long propagation costs few read-backs and a short
 // one few wasted applications (extra ones past stability change nothing).
 constexpr int first_batch = 4, max_batch = 64;
 
