@@ -9,8 +9,10 @@
 namespace kiln {
 namespace {
 
-// One origin per footprint axis: a single value applies to every axis.
+// One origin per footprint axis: a single value applies to every axis;
+// none given, 0.
 std::vector<int> origins(const OpArgs& x, size_t ndim) {
+    if (!x.has("origin")) return std::vector<int>(ndim, 0);
     const std::vector<int64_t>& o = x.integers("origin");
     if (o.size() == 1) return std::vector<int>(ndim, int(o[0]));
     return {o.begin(), o.end()};
@@ -71,8 +73,9 @@ std::vector<ArgSpec> grey_args(bool structure) {
     a.push_back({"mode", ArgKind::choice, "How the input extends beyond its edges (scipy.ndimage)", "reflect", false,
                  nd_mode_names()});
     a.push_back({"cval", ArgKind::number, "Value outside the input with --mode constant", "0"});
-    a.push_back({"origin", ArgKind::integers, "Shift of the footprint's centre, one per axis or one for all", "0",
-                 false, {}, -(1 << 20), 1 << 20});
+    a.push_back({"origin", ArgKind::integers,
+                 "Shift of the footprint's centre, one per axis or one for all (default 0)", "", true, {},
+                 -(1 << 20), 1 << 20});
     return a;
 }
 
@@ -103,7 +106,7 @@ OpEntry binary_entry(const char* name, const char* doc, BinaryFn fn) {
              {"iterations", ArgKind::integer, "Times to apply it; below 1: until nothing changes", "1"},
              {"mask", ArgKind::array, "Only the mask's nonzero elements may change", "", true},
              {"border_value", ArgKind::integer, "Value outside the array (0 or 1)", "0", false, {}, 0, 1},
-             {"origin", ArgKind::integers, "Shift of the structure's centre, one per axis or one for all", "0", false,
+             {"origin", ArgKind::integers, "Shift of the structure's centre, one per axis or one for all (default 0)", "", true,
               {}, -(1 << 20), 1 << 20}},
             ResultKind::array,
             {},
@@ -138,13 +141,13 @@ const OpFamily morphology_family(
       "Fills the holes of a mask as scipy.ndimage.binary_fill_holes; uint8 0/1 out",
       {{"input", ArgKind::array, "Input array file (1-, 2- or 3-D, any dtype; nonzero is true)"},
        {"structure", ArgKind::array, "Structuring element file (default: the cross, connectivity 1)", "", true},
-       {"origin", ArgKind::integers, "Shift of the structure's centre, one per axis or one for all", "0", false, {},
+       {"origin", ArgKind::integers, "Shift of the structure's centre, one per axis or one for all (default 0)", "", true, {},
         -(1 << 20), 1 << 20}},
       ResultKind::array,
       {},
       {},
       [](const OpArgs& x) {
-          const bool plain = !x.has("structure") && x.integers("origin") == std::vector<int64_t>{0};
+          const bool plain = !x.has("structure") && !x.has("origin");
           return binary_fill_holes(x.array("input"), plain ? Footprint{} : binary_structure(x));
       }}});
 
