@@ -11,7 +11,10 @@
 // origin gives SciPy's result exactly.
 //
 // The grey results are exact (they are minima and maxima of the input's
-// values). NaN: SciPy's result depends on the order in which its C loop meets
+// values). cval is converted to the input's dtype first, as SciPy's
+// footprint loop converts it (its separable `size` path compares the
+// unconverted double instead: the two differ only for a cval the dtype
+// cannot hold, such as 300 for uint8). NaN: SciPy's result depends on the order in which its C loop meets
 // a NaN; kiln's does not follow it, so the value at a position whose window
 // holds a NaN is unspecified (threshold NaN out first).
 #include <vector>
