@@ -99,6 +99,13 @@ std::vector<std::array<int, 3>> Footprint::offsets(size_t ndim) const {
 Footprint Footprint::reflected() const {
     Footprint f = *this;
     for (size_t i = 0; i < mask.size(); ++i) f.mask[i] = mask[mask.size() - 1 - i];
+    // SciPy's dilations negate the origin and move it one back along even
+    // axes: the centre lands on the mirror of the old one, so every offset
+    // is negated exactly.
+    if (!origin.empty() && origin.size() != shape.ndim()) return f;  // offsets() says what is wrong
+    f.origin.assign(shape.ndim(), 0);
+    for (size_t d = 0; d < shape.ndim(); ++d)
+        f.origin[d] = -(origin.empty() ? 0 : origin[d]) - (shape[d] % 2 == 0 ? 1 : 0);
     return f;
 }
 

@@ -47,8 +47,10 @@ struct Footprint {
     /// footprint has more dimensions than the array, or its origin is out of
     /// range.
     std::vector<std::array<int, 3>> offsets(size_t ndim) const;
-    /// The footprint mirrored through its centre (scipy's grey_dilation and
-    /// binary_dilation use the reflected structure).
+    /// The footprint mirrored through its centre: elements reversed along
+    /// every axis and the origin moved as scipy's grey_dilation and
+    /// binary_dilation move it (-origin, one less along an even axis), so
+    /// its offsets are this one's negated.
     Footprint reflected() const;
 };
 
