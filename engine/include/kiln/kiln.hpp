@@ -45,6 +45,7 @@
 #include "kiln/reduce.hpp"
 #include "kiln/reference/clip.hpp"
 #include "kiln/reference/convolve.hpp"
+#include "kiln/reference/derivatives.hpp"
 #include "kiln/reference/distance.hpp"
 #include "kiln/reference/elementwise.hpp"
 #include "kiln/reference/gaussian.hpp"
