@@ -4,12 +4,15 @@
 // padding and cropping; complex arrays' parts and their refusal elsewhere.
 #include <cmath>
 #include <complex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "kiln/convolve.hpp"
 #include "kiln/fft.hpp"
 #include "kiln/filters.hpp"
 #include "kiln/io.hpp"
+#include "kiln/reference/convolve.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -180,3 +183,40 @@ TEST_CASE("fourier_gaussian: scipy.ndimage.fourier_gaussian on full and half spe
     CHECK_THROWS_AS(fourier_gaussian(Array::zeros(ctx, Shape{4}, DType::int32), {1.0}), InvalidArgument);
 }
 
+namespace {
+// The kernels (and VkFFT nodes) the profile saw since the last call.
+std::set<std::string> kernels_run(Context& ctx) {
+    ctx.sync();
+    const auto stats = ctx.profile().stats();
+    ctx.profile().clear();
+    std::set<std::string> names;
+    for (const auto& st : stats) names.insert(st.name);
+    return names;
+}
+} // namespace
+
+TEST_CASE("convolve2d: large kernels with zero fill take the FFT path, with convolve2d's results", "[fft]") {
+    Context ctx = test::context();
+    const HostArray hi = test::random(Shape{41, 53}, DType::float32, 81, -1, 1);
+    const HostArray hk = test::random(Shape{25, 27}, DType::float32, 82, -1, 1);  // 675 taps, not rank one
+    const Array image = Array::from_host(ctx, hi), kernel = Array::from_host(ctx, hk);
+    for (ConvMode mode : {ConvMode::full, ConvMode::same, ConvMode::valid}) {
+        INFO("mode " << int(mode));
+        const HostArray want = cpu::convolve2d(hi, hk, mode, Boundary::fill, 0);
+        double m = 0;
+        for (size_t i = 0; i < want.size(); ++i) m = std::max(m, std::abs(want.at(i)));
+        ctx.profile().clear();
+        // As fftconvolve's test: three float32 transforms' roundings relative
+        // to the largest output.
+        test::require_close(convolve2d(image, kernel, mode).to_host(), want, 0, 1e-5 * m);
+        test::require_close(convolve2d(image, hk, mode).to_host(), want, 0, 1e-5 * m);
+        const auto names = kernels_run(ctx);
+        CHECK(names.count("vkfft_forward") == 1);
+        CHECK(names.count("conv_2d_float32") == 0);
+    }
+    // Another fill value keeps the direct sum.
+    (void)convolve2d(image, kernel, ConvMode::same, Boundary::fill, 1.5);
+    const auto names = kernels_run(ctx);
+    CHECK(names.count("conv_2d_float32") == 1);
+    CHECK(names.count("vkfft_forward") == 0);
+}
