@@ -1,4 +1,4 @@
-"""CuPy's side of bench/fft.cpp (W80-W85): cp.fft and
+"""CuPy's side of bench/fft.cpp (W80-W86): cp.fft and
 cupyx.scipy.signal.fftconvolve on the same shapes and dtypes."""
 import numpy as np
 
@@ -33,6 +33,11 @@ def workloads(cp, cndi, csig, ndi, sig):
             return lambda: sig.fftconvolve(a, b, mode="same")
         return maker
 
+    def conv2d():
+        # W86's own time: convolve2d at 31^2 (CuPy's direct sum).
+        a, b = cp.asarray(real((2048, 2048))), cp.asarray(rng.uniform(-1, 1, (31, 31)).astype(np.float32))
+        return lambda: csig.convolve2d(a, b, mode="same")
+
     n2, n3, n1, p = (2048, 2048), (256, 256, 256), (1 << 22,), (2039, 2039)
     return {
         "W80": dict(name="rfft2 2048^2 float32", cupy=gpu(cp.fft.rfft2, lambda: real(n2)),
@@ -47,4 +52,6 @@ def workloads(cp, cndi, csig, ndi, sig):
                     cpu=cpu(np.fft.rfft, lambda: real(n1)), bytes=(1 << 22) * 4 + ((1 << 21) + 1) * 8),
         "W85": dict(name="fft2 2039^2 complex64 (prime: Bluestein)", cupy=gpu(cp.fft.fft2, lambda: cplx(p)),
                     cpu=None, bytes=2 * 2039 * 2039 * 8),
+        "W86": dict(name="convolve2d 2048^2 float32 same: direct vs FFT for kernels 7^2-63^2", cupy=conv2d,
+                    cpu=None, bytes=2 * 2048 * 2048 * 4),
     }

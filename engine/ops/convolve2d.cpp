@@ -9,6 +9,7 @@
 #include "kiln/convolve.hpp"
 #include "kiln/manifest.hpp"
 #include "kiln/elementwise.hpp"
+#include "kiln/fft.hpp"
 #include "ops/convolve_pass.hpp"
 #include "ops/kernel.hpp"
 
@@ -93,6 +94,21 @@ std::optional<RankOne> rank_one(const std::vector<double>& k, size_t kh, size_t 
     return f;
 }
 
+// Past this many taps a general kernel with zero fill runs through FFTs:
+// the direct kernel costs taps multiply-adds per output, the FFT path about
+// a dozen memory passes over the padded image whatever the kernel (set from
+// kiln-bench W86's direct and FFT times on an H100).
+constexpr uint64_t fft_min_kernel_taps = 25 * 25;
+
+bool fft_path(uint32_t kh, uint32_t kw, Boundary boundary, double fill, const std::vector<double>* values) {
+    if (boundary != Boundary::fill || fill != 0 || uint64_t(kh) * kw < fft_min_kernel_taps) return false;
+    // A NaN or Inf tap would spread over the whole output through the FFTs.
+    if (values)
+        for (double v : *values)
+            if (!std::isfinite(v)) return false;
+    return true;
+}
+
 Array convolve2d_impl(const Array& image, const Array* kdev, const HostArray* khost, ConvMode mode,
                       Boundary boundary, double fillvalue) {
     if (!image) throw InvalidArgument("convolve2d: the image is a null Array");
@@ -146,26 +162,29 @@ Array convolve2d_impl(const Array& image, const Array* kdev, const HostArray* kh
     if (mode == ConvMode::valid)
         oh = h - kh + 1, ow = w - kw + 1, oy = int(kh) - 1, ox = int(kw) - 1;
     const Array in = as_dtype(image, r);
-    const Array out = Array::empty(ctx, Shape{oh, ow}, r);
 
     std::optional<std::vector<double>> values;
     if (khost)
         values = host_values(*khost);
     else if (!ops::services(ctx).capturing())
         values = host_values(read_kernel(*kdev));
-    if (values) {
-        if (auto f = rank_one(*values, kh, kw, r)) {
-            ops::conv::Separable s;
-            s.in = in, s.out = out;
-            s.H = h, s.W = w, s.OH = oh, s.OW = ow, s.oy = oy, s.ox = ox;
-            s.y.host = std::move(f->u);
-            s.x.host = std::move(f->v);
-            s.mode_y = s.mode_x = ext;
-            s.cval = fill;
-            s.nd = false;
-            ops::conv::record(s);
-            return out;
-        }
+    const std::optional<RankOne> f = values ? rank_one(*values, kh, kw, r) : std::nullopt;
+    if (!f && fft_path(kh, kw, boundary, fill, values ? &*values : nullptr)) {
+        const Array k = kdev ? as_dtype(*kdev, r) : ops::conv::upload_weights(ctx, *values, r).reshape(kshape);
+        return fftconvolve(in, k, mode == ConvMode::full ? "full" : mode == ConvMode::same ? "same" : "valid");
+    }
+    const Array out = Array::empty(ctx, Shape{oh, ow}, r);
+    if (f) {
+        ops::conv::Separable s;
+        s.in = in, s.out = out;
+        s.H = h, s.W = w, s.OH = oh, s.OW = ow, s.oy = oy, s.ox = ox;
+        s.y.host = f->u;
+        s.x.host = f->v;
+        s.mode_y = s.mode_x = ext;
+        s.cval = fill;
+        s.nd = false;
+        ops::conv::record(s);
+        return out;
     }
     ops::conv::General g;
     g.in = in, g.out = out;

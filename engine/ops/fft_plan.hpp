@@ -3,7 +3,8 @@
 // (making one compiles its shaders: slow, so never per call), each with its
 // own work buffer (a kiln array placed for good) and VkFFT's own tables and
 // temporary buffer (freed with the plan). VkFFT writes the buffers' handles into its
-// descriptor sets when the plan is made; a plan that owns its buffers never
+// descriptor sets on the first record of each direction (ops/vkfft_backend.c
+// says why not when the plan is made); a plan that owns its buffers never
 // rewrites a descriptor set that recorded work may still use. The ops copy
 // their arrays in and out of the work buffer with kiln kernels (which also
 // pad, crop and scale), and record the transform as an External node whose

@@ -15,7 +15,7 @@ struct KilnVkfft {
     VkCommandPool pool;
     VkFence fence;
     VkBuffer work;
-    uint64_t work_bytes;
+    uint64_t work_offset, work_bytes;
 };
 
 int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
@@ -27,6 +27,7 @@ int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
     p->pool = d->pool;
     p->fence = d->fence;
     p->work = d->work;
+    p->work_offset = d->work_offset;
     /* VkFFT binds each buffer from its start and adds the offset in its
        shaders: the bound range reaches the end of the region. */
     p->work_bytes = d->work_offset + d->work_bytes;
@@ -48,7 +49,13 @@ int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
        C2R results here (irfft to 13 over 5 x 6 rows). */
     c.disableMergeSequencesR2C = 1;
     c.bufferNum = 1;
-    c.buffer = &p->work;
+    /* No buffer at plan time: VkFFT 1.2.26 writes each kernel's descriptor
+       set while planning, before its Bluestein set-up makes the chirp
+       buffers, so Bluestein kernels would keep null descriptors for them.
+       Without a buffer, planning writes no descriptor set and the first
+       append of each direction writes them all, the chirp buffers made by
+       then; those sets were never bound before, so no recorded work uses
+       them, and later appends (same buffer pointer) rewrite nothing. */
     c.bufferSize = &p->work_bytes;
     c.bufferOffset = d->work_offset;
     /* VkFFT's temporary buffer is its own (made when a plan needs one, freed
@@ -68,8 +75,10 @@ int kiln_vkfft_append(KilnVkfft* p, VkCommandBuffer cmd, int inverse) {
     VkFFTLaunchParams l;
     memset(&l, 0, sizeof l);
     l.commandBuffer = &cmd;
-    /* The pointers VkFFT holds: it rewrites no descriptor set. */
+    /* The same pointer every call: VkFFT writes a direction's descriptor
+       sets on its first append only (see kiln_vkfft_create). */
     l.buffer = &p->work;
+    l.bufferOffset = p->work_offset; /* unchanged: no offset update either */
     return (int)VkFFTAppend(&p->app, inverse ? 1 : -1, &l);
 }
 

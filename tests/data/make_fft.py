@@ -8,7 +8,7 @@ double from them, stored as float32/complex64)."""
 import os
 
 import numpy as np
-from scipy import signal
+from scipy import ndimage, signal
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fft")
 os.makedirs(out, exist_ok=True)
@@ -70,3 +70,15 @@ for name, s1, s2 in [("cv1", (31,), (7,)), ("cv2", (23, 19), (5, 8)), ("cv3", (7
     save(name + "_b", b)
     for mode in ("full", "same", "valid"):
         save(name + "_" + mode, signal.fftconvolve(a.astype(np.float64), b.astype(np.float64), mode=mode))
+
+# fourier_gaussian: full spectra (complex, odd and even lengths, 1- to
+# 3-D), a real FFT's half spectrum with n (odd and even n), a float input.
+for name, shape, sigma, n in [("fg2", (13, 17), (1.5, 2.5), -1), ("fg1", (12,), (3.0,), -1),
+                              ("fg3", (5, 6, 7), (0.7, 1.2, 2.0), -1), ("fgr17", (13, 9), (2.0, 1.0), 17),
+                              ("fgr16", (13, 9), 1.0, 16)]:
+    x = cplx(shape)
+    save(name + "_c", x)
+    save(name + "_out", ndimage.fourier_gaussian(x.astype(np.complex128), sigma, n=n))
+r = real((9, 11))
+save("fgf_r", r)
+save("fgf_out", ndimage.fourier_gaussian(r.astype(np.float64), 1.3))

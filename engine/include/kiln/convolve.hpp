@@ -34,6 +34,13 @@ namespace kiln {
 /// again. Inside a Graph capture the kernel cannot be read and the general
 /// path runs; the HostArray overload below needs no read.
 ///
+/// Any other kernel of at least 625 taps (25 x 25) with boundary fill and
+/// fillvalue 0 runs through FFTs (fftconvolve), faster than the direct sum
+/// there: its float32 rounding is then relative to the largest output rather
+/// than to each sum, and a NaN or Inf in the image spreads over the whole
+/// output (as scipy.signal.convolve's method 'fft'; a non-finite tap in a
+/// kernel read on the host keeps the direct path).
+///
 /// Throws InvalidArgument for a null array, arrays that are not 2-D, arrays
 /// of different contexts, and in valid mode when neither array is at least as
 /// large as the other in every dimension (SciPy's ValueError).

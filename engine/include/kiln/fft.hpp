@@ -56,6 +56,13 @@ Array abs(const Array& a);
 /// of primes 2, 3, 5 and 7.
 Array fftconvolve(const Array& in1, const Array& in2, std::string_view mode = "full");
 
+/// scipy.ndimage.fourier_gaussian (axis -1): a spectrum times the transform
+/// of a Gaussian of `sigma` (one, or one per axis), exp(-2 pi^2 sigma^2 f^2)
+/// at each element's frequency f. n <= 0: the input is a full spectrum
+/// (fft2/fftn's); n > 0: a real FFT's (rfft2/rfftn of a last axis of length
+/// n, so n/2+1 bins there). Complex or float input; the result has its dtype.
+Array fourier_gaussian(const Array& input, const std::vector<double>& sigma, int64_t n = -1);
+
 /// The length at or past n that fftconvolve pads to: a product of 2, 3, 5
 /// and 7, even unless n is 1.
 uint64_t fft_fast_length(uint64_t n);
