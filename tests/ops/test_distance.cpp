@@ -123,3 +123,39 @@ TEST_CASE("distance_transform_edt refuses what SciPy cannot mean", "[ops][distan
                     InvalidArgument);
     CHECK_THROWS_AS(distance_transform_edt(Array()), InvalidArgument);
 }
+
+TEST_CASE("distance_transform_edt with a few zeros far apart: the later passes' envelopes", "[ops][distance]") {
+    Context ctx = test::context();
+    // Lines shorter and longer than a workgroup (bands of 1..9 sites), lines
+    // with no site, whole envelopes of one parabola; {5, 2100}: a line past
+    // what shared memory holds (the element-wise search instead).
+    struct Case {
+        Shape shape;
+        std::vector<size_t> zeros;
+    };
+    const Case cases[] = {{Shape{61, 2047}, {0, 30 * 2047 + 1000, 60 * 2047 + 2046}},
+                          {Shape{97, 701}, {48 * 701 + 350}},
+                          {Shape{40, 301}, {3 * 301 + 7, 3 * 301 + 290, 39 * 301 + 150, 20 * 301 + 151}},
+                          {Shape{5, 2100}, {2 * 2100 + 1, 4 * 2100 + 2090}},
+                          {Shape{19, 23, 41}, {0, 9 * 23 * 41 + 11 * 41 + 20}},
+                          {Shape{9, 31, 300}, {4 * 31 * 300 + 299, 8 * 31 * 300 + 30 * 300, 17 * 300 + 150}}};
+    for (const Case& c : cases) {
+        INFO(c.shape.str() << ", " << c.zeros.size() << " zeros");
+        HostArray m(c.shape, DType::uint8);
+        for (auto& v : m.as<uint8_t>()) v = 1;
+        for (size_t z : c.zeros) m.as<uint8_t>()[z] = 0;
+        const Array input = Array::from_host(ctx, m);
+        test::poison_pool(ctx, c.shape, DType::float64);
+        // Unit sampling: whole squared distances, exact in either dtype.
+        test::require_close(distance_transform_edt(input).to_host(), cpu::distance_transform_edt(m), 0, 0);
+        test::require_close(distance_transform_edt(input, {}, DType::float64).to_host(),
+                            cpu::distance_transform_edt(m, {}, DType::float64), 0, 0);
+        // Sampled: the reference evaluates every candidate, the GPU the
+        // envelope's site and its two neighbours, each summed as the
+        // reference sums it: equal unless two sites tie within rounding.
+        const std::vector<double> sampling = c.shape.ndim() == 2 ? std::vector<double>{1.5, 0.7}
+                                                                 : std::vector<double>{2.0, 1.5, 0.7};
+        test::require_close(distance_transform_edt(input, sampling, DType::float64).to_host(),
+                            cpu::distance_transform_edt(m, sampling, DType::float64), 0, 0);
+    }
+}

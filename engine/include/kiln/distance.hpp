@@ -20,14 +20,13 @@ namespace kiln {
 /// result is float32(sqrt(d2)) exactly; with other sampling the float32
 /// passes round each sum (a few ulps relative). float32 results take their
 /// square roots through float64.
-/// Algorithm: one pass per axis, each element searching outward along the
-/// axis: the first pass for the nearest zero of its line (hopping over runs
-/// of 32 elements without one), later ones for the lower envelope
-/// min_k (s k)^2 + d2(i + k), stopping once (s k)^2 exceeds the best found.
-/// The later passes' work per element is proportional to its distance (a
-/// handful of steps for masks with background spread through them; for a
-/// mask with very few zeros O(N * extent), where a PBA-style transform would
-/// be linear).
+/// Algorithm: one pass per axis. The first searches each element's line for
+/// its nearest zero (hopping over runs of 32 elements without one); each
+/// later one takes the lower envelope min_k (s k)^2 + d2(i + k) of its line
+/// in shared memory (per-band Meijster stacks merged in log rounds), O(1)
+/// work per element on average for any mask, for lines up to 2048 elements
+/// (float32 result) or 1024 (float64); longer lines search outward from each
+/// element, work proportional to its distance.
 /// Throws InvalidArgument for a null input, a rank outside 1-3, a bad
 /// sampling or result dtype; Unsupported for 2^31 elements or more, or
 /// a device without shaderFloat64.

@@ -1,0 +1,148 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+//! variants: float32 float64
+// Exact EDT, a later pass in O(len) per line: one workgroup per line (looping
+// over lines), d2'(x) = min over sites j of (s (x - j))^2 + d2(j), where the
+// sites are the line's elements with finite d2. In shared memory:
+//  1. each invocation builds the lower envelope of its band's sites with
+//     Meijster's stack (a doubly linked list through s_link);
+//  2. adjacent bands' envelopes merge in log2(local size) rounds: the
+//     envelope of two ordered site sets is a prefix of the left one and a
+//     suffix of the right one, found by popping at the junction until both
+//     of its triples are convex (each site is popped at most once per line);
+//  3. each surviving site claims the elements between its intersections with
+//     its neighbours, and each element takes the least of its site's
+//     parabola and the two neighbouring ones, summed as edt_pass sums them.
+// Intersections compare in float64: exact for unit sampling (integer d2 below
+// 2^24 and offsets below 2^11), so the result equals edt_pass's exhaustive
+// minimum bit for bit; with other sampling a site chosen in float64 and its
+// neighbours are evaluated in D, as edt_pass evaluates every candidate.
+#include "dtype.glsl"
+#include "grid.glsl"
+#define D T
+#if defined(KILN_DTYPE_float64)
+#define EDT_DOUBLE 1
+const uint MAX_LEN = 1024;  // EDT_LINE_MAX in distance.cpp: 32 KB of shared memory at most
+#else
+const uint MAX_LEN = 2048;
+#endif
+#include "edt_common.glsl"
+
+const uint MAX_LOCAL = 1024;
+const uint NIL = 0xFFFFu, DEAD = 0xFFFEu;  // s_link's prev: no site, not on the envelope
+
+layout(std430, binding = 0) readonly buffer In { D src[]; };
+layout(std430, binding = 1) writeonly buffer Out { D dst[]; };
+
+shared D s_f[MAX_LEN];
+shared uint s_link[MAX_LEN];   // prev | next << 16
+shared uint s_owner[MAX_LEN];  // the envelope site nearest each element
+shared uint s_ends[MAX_LOCAL]; // per group of bands: head | tail << 16
+
+double s2;  // the axis' spacing squared
+
+uint prev_of(uint j) { return s_link[j] & 0xFFFFu; }
+uint next_of(uint j) { return s_link[j] >> 16; }
+void set_prev(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFF0000u) | v; }
+void set_next(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFFu) | (v << 16); }
+
+// Sites j < k: their parabolas meet at cross_num(j, k) / (2 s2 (k - j)).
+double cross_num(uint j, uint k) {
+    return double(s_f[k]) - double(s_f[j]) + s2 * (double(k) * double(k) - double(j) * double(j));
+}
+// a < b < c: b is nowhere below both a and c.
+bool dominated(uint a, uint b, uint c) {
+    return cross_num(a, b) * double(c - b) >= cross_num(b, c) * double(b - a);
+}
+// The last element at least as near j's parabola as k's (j < k), in [-1, len - 1].
+int bound(uint j, uint k, uint len) {
+    const double x = floor(cross_num(j, k) / (2.0 * s2 * double(k - j)));
+    return int(clamp(x, -1.0, double(len) - 1.0));
+}
+D candidate(uint j, uint x) { return offset_sq(p.axis, x > j ? x - j : j - x) + s_f[j]; }
+
+void main() {
+    const uint stride = stride_of(p.axis), len = p.dims[p.axis], lines = p.n / len;
+    const uint nt = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+    const uint w = (len + nt - 1) / nt, b0 = min(t * w, len), b1 = min(b0 + w, len);
+    s2 = double(spacing(p.axis));
+    s2 *= s2;
+    for (uint line = gl_WorkGroupID.x; line < lines; line += gl_NumWorkGroups.x) {
+        const uint base = (line / stride) * len * stride + line % stride;
+        for (uint l = t; l < len; l += nt) s_f[l] = src[base + l * stride];
+        barrier();
+
+        uint head = NIL, tail = NIL;
+        for (uint l = b0; l < b1; ++l) {
+            if (isinf(s_f[l])) {
+                s_link[l] = DEAD | NIL << 16;
+                continue;
+            }
+            while (tail != head && dominated(prev_of(tail), tail, l)) {
+                const uint q = prev_of(tail);
+                set_prev(tail, DEAD);
+                tail = q;
+            }
+            s_link[l] = tail | NIL << 16;
+            if (tail != NIL) set_next(tail, l);
+            else head = l;
+            tail = l;
+        }
+        if (t < MAX_LOCAL) s_ends[t] = head | tail << 16;
+        barrier();
+
+        for (uint h = 1; h < nt; h *= 2) {
+            if (t % (2 * h) == 0 && t + h < nt) {
+                const uint a = s_ends[t], b = s_ends[t + h];
+                if ((a & 0xFFFFu) == NIL) s_ends[t] = b;
+                else if ((b & 0xFFFFu) != NIL) {
+                    uint a1 = a >> 16, c0 = b & 0xFFFFu;
+                    for (;;) {
+                        const uint a0 = prev_of(a1);
+                        if (a0 != NIL && dominated(a0, a1, c0)) {
+                            set_prev(a1, DEAD);
+                            a1 = a0;
+                            continue;
+                        }
+                        const uint c1 = next_of(c0);
+                        if (c1 != NIL && dominated(a1, c0, c1)) {
+                            set_prev(c0, DEAD);
+                            c0 = c1;
+                            continue;
+                        }
+                        break;
+                    }
+                    set_next(a1, c0);
+                    set_prev(c0, a1);
+                    s_ends[t] = (a & 0xFFFFu) | (b & 0xFFFF0000u);
+                }
+            }
+            barrier();
+        }
+
+        // Intervals telescope, so every element gets an owner even where
+        // rounding (sampled) makes neighbouring bounds cross.
+        for (uint l = b0; l < b1; ++l) {
+            const uint pj = prev_of(l), qj = next_of(l);
+            if (pj == DEAD) continue;
+            const int lo = pj == NIL ? 0 : bound(pj, l, len) + 1;
+            const int hi = qj == NIL ? int(len) - 1 : bound(l, qj, len);
+            for (int x = lo; x <= hi; ++x) s_owner[x] = l;
+        }
+        barrier();
+
+        const bool empty = (s_ends[0] & 0xFFFFu) == NIL;
+        for (uint x = t; x < len; x += nt) {
+            D best = D_INF;
+            if (!empty) {
+                const uint o = s_owner[x], pj = prev_of(o), qj = next_of(o);
+                best = candidate(o, x);
+                if (pj != NIL) best = min(best, candidate(pj, x));
+                if (qj != NIL) best = min(best, candidate(qj, x));
+            }
+            const uint i = base + x * stride;
+            dst[i] = p.final_ != 0 ? finish(i, best) : best;
+        }
+        barrier();  // the next line overwrites s_f, s_link and s_owner
+    }
+}
