@@ -96,9 +96,9 @@ namespace kiln {
 namespace detail {
 
 std::vector<ArgSpec> sigma_args() {
-    return {{"sigma", ArgKind::number,
-             "Standard deviation along every axis (0 leaves an axis alone); or give --sigma-x/--sigma-y/--sigma-z "
-             "instead",
+    return {{"sigma", ArgKind::numbers,
+             "Standard deviation along every axis, or one per axis (z, y, x order): --sigma 2 or --sigma 1,2 (0 "
+             "leaves an axis alone); or give --sigma-x/--sigma-y/--sigma-z instead",
              "", true},
             {"sigma_z", ArgKind::number, "Sigma along z (3-D), instead of --sigma", "", true},
             {"sigma_y", ArgKind::number, "Sigma along y, instead of --sigma", "", true},
@@ -112,10 +112,19 @@ std::vector<std::vector<std::string>> sigma_alternatives() {
 }
 
 std::array<double, 3> sigma_of(const OpArgs& x) {
-    std::array<double, 3> zyx;
+    std::array<double, 3> zyx{};
+    if (x.has("sigma")) {
+        // SciPy's sigma: one for every axis, or a sequence with one per axis.
+        const std::vector<double>& s = x.numbers("sigma");
+        const size_t nd = x.array("input").ndim();
+        if (s.size() != 1 && s.size() != nd)
+            throw InvalidArgument("sigma: " + std::to_string(s.size()) + " values for a " + std::to_string(nd) +
+                                  "-D input; one (every axis) or one per axis is accepted");
+        for (size_t i = 0; i < 3; ++i) zyx[i] = s.size() == 1 ? s[0] : i + nd >= 3 ? s[i + nd - 3] : 0.0;
+        return zyx;
+    }
     const char* axes[3] = {"sigma_z", "sigma_y", "sigma_x"};
-    for (size_t i = 0; i < 3; ++i)
-        zyx[i] = x.has("sigma") ? x.number("sigma") : x.has(axes[i]) ? x.number(axes[i]) : 0.0;
+    for (size_t i = 0; i < 3; ++i) zyx[i] = x.has(axes[i]) ? x.number(axes[i]) : 0.0;
     return zyx;
 }
 

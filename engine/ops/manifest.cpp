@@ -102,6 +102,11 @@ void check_value(const OpEntry& op, const ArgSpec& a, OpValue& v) {
         v = static_cast<double>(std::get<int64_t>(v));
     if (a.kind == ArgKind::operand && std::holds_alternative<int64_t>(v))
         v = static_cast<double>(std::get<int64_t>(v));
+    // One number for a list of numbers (sigma 2.0 for every axis), as the
+    // command line's "--sigma 2" gives.
+    if (a.kind == ArgKind::numbers && std::holds_alternative<int64_t>(v))
+        v = std::vector<double>{static_cast<double>(std::get<int64_t>(v))};
+    if (a.kind == ArgKind::numbers && std::holds_alternative<double>(v)) v = std::vector<double>{std::get<double>(v)};
     const bool ok = [&] {
         switch (a.kind) {
         case ArgKind::array: return std::holds_alternative<Array>(v);

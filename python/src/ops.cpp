@@ -76,6 +76,13 @@ double real_number(const OpEntry& op, const ArgSpec& spec, const py::handle& v) 
     return v.cast<double>();
 }
 
+// A list argument's items: a NumPy array's in row-major order (a matrix such
+// as affine_transform's is given as SciPy takes it, 2-D), else the value's own.
+py::object flat(const py::handle& v) {
+    if (py::isinstance(v, numpy().attr("ndarray"))) return v.attr("ravel")();
+    return py::reinterpret_borrow<py::object>(v);
+}
+
 // A Python value as the OpValue of spec's kind; arrays pushed into ctx when
 // they are not kiln arrays yet.
 OpValue convert(const OpEntry& op, const ArgSpec& spec, const py::handle& v, const std::optional<Context>& ctx) {
@@ -85,7 +92,10 @@ OpValue convert(const OpEntry& op, const ArgSpec& spec, const py::handle& v, con
         if (is_number(v)) return v.cast<double>();
         return to_array(v, ctx);
     case ArgKind::number: return real_number(op, spec, v);
-    case ArgKind::integer: return whole_number(op, spec, v);
+    case ArgKind::integer:
+        // A 0/1 flag (SciPy's booleans: reshape, grid_mode, prefilter) takes True and False.
+        if (py::isinstance<py::bool_>(v) && spec.min == 0 && spec.max == 1) return int64_t(v.cast<bool>());
+        return whole_number(op, spec, v);
     case ArgKind::choice: {
         if (py::isinstance<py::str>(v)) return v.cast<std::string>();
         // dtype choices also take numpy dtypes and types.
@@ -96,14 +106,14 @@ OpValue convert(const OpEntry& op, const ArgSpec& spec, const py::handle& v, con
         std::vector<double> out;
         if (is_number(v)) out.push_back(v.cast<double>());
         else
-            for (auto x : v) out.push_back(real_number(op, spec, x));
+            for (auto x : flat(v)) out.push_back(real_number(op, spec, x));
         return out;
     }
     case ArgKind::integers: {
         std::vector<int64_t> out;
         if (is_number(v)) out.push_back(whole_number(op, spec, v));
         else
-            for (auto x : v) out.push_back(whole_number(op, spec, x));
+            for (auto x : flat(v)) out.push_back(whole_number(op, spec, x));
         return out;
     }
     }

@@ -101,7 +101,11 @@ def test_signature_and_docstring_come_from_the_manifest(name):
     for a in entry["args"]:
         p = params[a["name"]]
         if a["default"] and a["name"] not in alternatives:
-            want = {"number": float, "integer": int}.get(a["kind"], lambda t: t)(a["default"])
+            lists = {"numbers": float, "integers": int}
+            if a["kind"] in lists:  # the command line's text: "1,0" or "3"
+                want = [lists[a["kind"]](v) for v in re.split(r"[ ,]+", a["default"])]
+            else:
+                want = {"number": float, "integer": int}.get(a["kind"], lambda t: t)(a["default"])
             assert p.default == want, a["name"]
         elif a["optional"] or a["name"] in alternatives:
             assert p.default is None, a["name"]
@@ -116,7 +120,7 @@ def test_signature_and_docstring_come_from_the_manifest(name):
 
 def test_gaussian_filter_signature_is_the_manifests():
     assert list(inspect.signature(kiln.gaussian_filter).parameters) == [
-        "input", "sigma", "sigma_z", "sigma_y", "sigma_x", "mode", "cval", "truncate"]
+        "input", "sigma", "sigma_z", "sigma_y", "sigma_x", "mode", "cval", "truncate", "order"]
     assert inspect.signature(kiln.gaussian_filter).parameters["mode"].default == "reflect"
     assert "scipy.ndimage.gaussian_filter" in kiln.gaussian_filter.__doc__
     # The CLI's spelling (--sigma-x) is rewritten as Python's (sigma_x).
