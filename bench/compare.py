@@ -430,7 +430,7 @@ def main():
     ap.add_argument("--kiln", default="build/src/kiln", help="path of the kiln CLI (makes the synthetic sky)")
     ap.add_argument("--size", default="full", choices=["full", "small"])
     ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--cpu-repeat", type=int, default=3)
+    ap.add_argument("--cpu-repeat", type=int, default=3, help="CPU runs per workload (0: no CPU column)")
     ap.add_argument("--filter", default="", help="only workloads whose id contains this text")
     ap.add_argument("--out", default="", help="write OUT.json and OUT.md")
     ap.add_argument("--kiln-json", default="", help="use this kiln-bench JSON instead of running it")
@@ -508,7 +508,7 @@ def main():
                         row["cupy_ms"], _ = gpu_time(fn, args.repeat)
                 except Exception as e:  # noqa: BLE001
                     row["note"] += f" CuPy failed: {e}"
-            if mk_cpu is not None:
+            if mk_cpu is not None and args.cpu_repeat > 0:
                 try:
                     cpu_fn = mk_cpu()
                     row["cpu_ms"] = wall_time(cpu_fn, args.cpu_repeat, gpu=False)
