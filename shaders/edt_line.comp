@@ -47,19 +47,27 @@ void set_prev(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFF0000u) | v; }
 void set_next(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFFu) | (v << 16); }
 
 // Sites j < k: their parabolas meet at cross_num(j, k) / (2 s2 (k - j)).
+// precise throughout: which site owns an element must not depend on whether
+// a compiler fuses these products and sums (NVIDIA's does; lavapipe's did not).
 double cross_num(uint j, uint k) {
-    return double(s_f[k]) - double(s_f[j]) + s2 * (double(k) * double(k) - double(j) * double(j));
+    precise double r = double(s_f[k]) - double(s_f[j]) + s2 * (double(k) * double(k) - double(j) * double(j));
+    return r;
 }
 // a < b < c: b is nowhere below both a and c.
 bool dominated(uint a, uint b, uint c) {
-    return cross_num(a, b) * double(c - b) >= cross_num(b, c) * double(b - a);
+    precise double l = cross_num(a, b) * double(c - b);
+    precise double r = cross_num(b, c) * double(b - a);
+    return l >= r;
 }
 // The last element at least as near j's parabola as k's (j < k), in [-1, len - 1].
 int bound(uint j, uint k, uint len) {
-    const double x = floor(cross_num(j, k) / (2.0 * s2 * double(k - j)));
+    precise double x = floor(cross_num(j, k) / (2.0 * s2 * double(k - j)));
     return int(clamp(x, -1.0, double(len) - 1.0));
 }
-D candidate(uint j, uint x) { return offset_sq(p.axis, x > j ? x - j : j - x) + s_f[j]; }
+D candidate(uint j, uint x) {
+    precise D c = offset_sq(p.axis, x > j ? x - j : j - x) + s_f[j];
+    return c;
+}
 
 void main() {
     const uint stride = stride_of(p.axis), len = p.dims[p.axis], lines = p.n / len;

@@ -236,9 +236,14 @@ def test_histogram_thresholds(op, bimodal):
     f, ref = getattr(kiln, op), getattr(skimage.filters, op)
     f32 = bimodal.astype(np.float32)
     u8 = np.clip(bimodal, 0, 255).astype(np.uint8)
-    # The same histogram and arithmetic as scikit-image: equal values.
-    assert f(f32) == ref(f32)
-    assert f(f32, nbins=64) == ref(f32, nbins=64)
+    # The same histogram and arithmetic as scikit-image 0.19 (Debian 12's,
+    # which the fixtures of tests/data/make_threshold.py come from): equal
+    # values. Later scikit-image computes a float32 image's bin centres in
+    # float32 (the GPU machine's 0.2x gave 91.358765 for kiln's and 0.19's
+    # 91.35877990722656): there, within float32 rounding of the centre.
+    exact = skimage.__version__.startswith("0.19.")
+    for got, want in ((f(f32), ref(f32)), (f(f32, nbins=64), ref(f32, nbins=64))):
+        assert got == want if exact else got == pytest.approx(float(want), rel=2 * 2.0**-24)
     assert f(u8) == ref(u8)
     assert f(image=u8.reshape(5, 5, 10)) == ref(u8.reshape(5, 5, 10))
 

@@ -26,10 +26,13 @@ uint stride_of(uint a) {
     return s;
 }
 
-// (s k)^2 in the order NumPy squares a sampled offset.
+// (s k)^2 in the order NumPy squares a sampled offset. precise: a GPU
+// compiler would otherwise fuse the square into the sum that uses it (an
+// FMA rounds once where the CPU reference rounds twice).
 D offset_sq(uint a, uint k) {
-    const D t = spacing(a) * D(k);
-    return t * t;
+    precise D t = spacing(a) * D(k);
+    precise D t2 = t * t;
+    return t2;
 }
 
 // The last pass's output. An element with no zero anywhere along any of its
@@ -42,7 +45,10 @@ D finish(uint i, D d2) {
         uint c[3];
         c[2] = rest % p.dims[2], rest /= p.dims[2];
         c[1] = rest % p.dims[1], c[0] = rest / p.dims[1];
-        for (uint a = p.first; a < 3; ++a) d2 += offset_sq(a, c[a] + (a == p.first ? 1u : 0u));
+        for (uint a = p.first; a < 3; ++a) {
+            precise D sum = d2 + offset_sq(a, c[a] + (a == p.first ? 1u : 0u));
+            d2 = sum;
+        }
     }
 #if defined(EDT_DOUBLE)
     return sqrt(d2);
