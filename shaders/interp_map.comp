@@ -16,16 +16,11 @@
 // its output index through (rotate of a volume, plane by plane).
 #include "dtype.glsl"
 #include "grid.glsl"
+#include "real.glsl"
 #include "interp_modes.glsl"
 
 layout(constant_id = 3) const int ORDER = 1;
 layout(constant_id = 4) const int NDIM = 2;
-
-#if defined(KILN_DTYPE_float64)
-#define R double
-#else
-#define R float
-#endif
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
 layout(std430, binding = 1) readonly buffer Prm { double prm_buffer[]; };

@@ -7,12 +7,8 @@
 // and 'constant' in scipy.ndimage's _prepad_for_spline_filter.
 #include "dtype.glsl"
 #include "grid.glsl"
+#include "real.glsl"
 
-#if defined(KILN_DTYPE_float64)
-#define R double
-#else
-#define R float
-#endif
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
 layout(std430, binding = 1) writeonly buffer Out { R dst[]; };

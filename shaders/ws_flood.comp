@@ -9,22 +9,19 @@
 // above, so the fixed point is the same, and a round that changed nothing
 // anywhere means every tile saw a stable neighbourhood.
 #include "grid.glsl"
+#define CHANGED_BINDING 2
 #include "ws_tile.glsl"
 
 layout(std430, binding = 0) readonly buffer Key { uint key[]; };
 layout(std430, binding = 1) buffer Level { uint level[]; };
-layout(std430, binding = 2) buffer Changed { uint changed[]; };
-
-shared uint s_level[HALO];
-shared bool s_changed;
 
 void main() {
-    if (!tile_exists() || changed[p.round_] == 0) return;  // uniform per workgroup
-    const ivec3 origin = ivec3(tile_origin());
-    for (uint h = gl_LocalInvocationIndex; h < HALO; h += TX * gl_WorkGroupSize.y * TZ) {
-        const ivec3 g = origin + halo_position(h);
-        s_level[h] = in_image(g) ? level[global_index(g)] : 0xFFFFFFFFu;
+    if (!round_runs()) return;
+    for (uint h = gl_LocalInvocationIndex; h < HALO; h += HALO_STEP) {
+        const int at = halo_global(h);
+        s_level[h] = at >= 0 ? level[at] : 0xFFFFFFFFu;
     }
+    const ivec3 origin = ivec3(tile_origin());
     uint own_key[ROWS], start[ROWS];
     for (uint r = 0; r < ROWS; ++r) {
         const ivec3 g = origin + own_position(r);
@@ -33,36 +30,20 @@ void main() {
     barrier();
     for (uint r = 0; r < ROWS; ++r) start[r] = s_level[halo_index(own_position(r))];
     const uint count = offset_count();
-    while (true) {
-        if (gl_LocalInvocationIndex == 0) s_changed = false;
-        barrier();
-        bool mine = false;
+    bool mine;
+    do {
+        mine = sweep_begin();
         for (uint r = 0; r < ROWS; ++r) {
             const ivec3 l = own_position(r);
-            const uint at = halo_index(l);
             uint low = 0xFFFFFFFFu;
             for (uint k = 0; k < count; ++k) low = min(low, s_level[halo_index(l + OFFSETS[k])]);
             const uint f = max(own_key[r], low);
+            const uint at = halo_index(l);
             if (f < s_level[at]) {
                 s_level[at] = f;
                 mine = true;
             }
         }
-        if (mine) s_changed = true;
-        barrier();
-        const bool again = s_changed;
-        barrier();  // everyone has read s_changed before it is cleared
-        if (!again) break;
-    }
-    bool wrote = false;
-    for (uint r = 0; r < ROWS; ++r) {
-        const ivec3 l = own_position(r);
-        const ivec3 g = origin + l;
-        const uint f = s_level[halo_index(l)];
-        if (in_image(g) && f < start[r]) {
-            level[global_index(g)] = f;
-            wrote = true;
-        }
-    }
-    if (wrote) changed[p.round_ + 1] = 1;
+    } while (sweep_again(mine));
+    WRITE_BACK(level, s_level, origin, start);
 }

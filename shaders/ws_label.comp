@@ -9,26 +9,23 @@
 // in-place rounds reach the same fixed point in any order; the tile
 // iterates in shared memory until stable, as ws_flood.
 #include "grid.glsl"
+#define CHANGED_BINDING 3
 #include "ws_tile.glsl"
 
 layout(std430, binding = 0) readonly buffer Level { uint level[]; };
 layout(std430, binding = 1) readonly buffer Fixed { uint8_t fixed_[]; };
 layout(std430, binding = 2) buffer Labels { int labels[]; };
-layout(std430, binding = 3) buffer Changed { uint changed[]; };
 
-shared uint s_level[HALO];
 shared int s_label[HALO];
-shared bool s_changed;
 
 void main() {
-    if (!tile_exists() || changed[p.round_] == 0) return;  // uniform per workgroup
-    const ivec3 origin = ivec3(tile_origin());
-    for (uint h = gl_LocalInvocationIndex; h < HALO; h += TX * gl_WorkGroupSize.y * TZ) {
-        const ivec3 g = origin + halo_position(h);
-        const bool inside = in_image(g);
-        s_level[h] = inside ? level[global_index(g)] : 0xFFFFFFFFu;
-        s_label[h] = inside ? labels[global_index(g)] : 0;
+    if (!round_runs()) return;
+    for (uint h = gl_LocalInvocationIndex; h < HALO; h += HALO_STEP) {
+        const int at = halo_global(h);
+        s_level[h] = at >= 0 ? level[at] : 0xFFFFFFFFu;
+        s_label[h] = at >= 0 ? labels[at] : 0;
     }
+    const ivec3 origin = ivec3(tile_origin());
     barrier();
     // The neighbours of least F, as bits of OFFSETS; none for fixed elements.
     uint lowest[ROWS], start[ROWS];
@@ -44,10 +41,9 @@ void main() {
         for (uint k = 0; k < count; ++k)
             if (s_level[halo_index(l + OFFSETS[k])] == low) lowest[r] |= 1u << k;
     }
-    while (true) {
-        if (gl_LocalInvocationIndex == 0) s_changed = false;
-        barrier();
-        bool mine = false;
+    bool mine;
+    do {
+        mine = sweep_begin();
         for (uint r = 0; r < ROWS; ++r) {
             const ivec3 l = own_position(r);
             const uint at = halo_index(l);
@@ -61,21 +57,6 @@ void main() {
                 mine = true;
             }
         }
-        if (mine) s_changed = true;
-        barrier();
-        const bool again = s_changed;
-        barrier();
-        if (!again) break;
-    }
-    bool wrote = false;
-    for (uint r = 0; r < ROWS; ++r) {
-        const ivec3 l = own_position(r);
-        const ivec3 g = origin + l;
-        const int v = s_label[halo_index(l)];
-        if (in_image(g) && uint(v) != start[r]) {
-            labels[global_index(g)] = v;
-            wrote = true;
-        }
-    }
-    if (wrote) changed[p.round_ + 1] = 1;
+    } while (sweep_again(mine));
+    WRITE_BACK(labels, s_label, origin, start);
 }

@@ -4,6 +4,8 @@
 // changed-flag protocol: round r runs only if round r - 1 changed
 // something (changed[r] != 0) and reports into changed[r + 1], so a batch
 // of rounds recorded at once costs next to nothing past convergence.
+// A kernel defines CHANGED_BINDING (the binding of its changed flags)
+// before it includes this file.
 #extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 3) const uint ROWS = 1;
@@ -48,3 +50,59 @@ ivec3 own_position(uint r) {
     return ivec3(gl_LocalInvocationID.x, gl_LocalInvocationID.y + r * gl_WorkGroupSize.y,
                  gl_LocalInvocationID.z);
 }
+
+layout(std430, binding = CHANGED_BINDING) buffer Changed { uint changed[]; };
+
+// Whether this workgroup runs this round: its tile exists and the round
+// before changed something somewhere (uniform per workgroup).
+bool round_runs() { return tile_exists() && changed[p.round_] != 0; }
+// Tells the next round that this invocation wrote back changed elements.
+void report_written(bool wrote) {
+    if (wrote) changed[p.round_ + 1] = 1;
+}
+
+// The tile's sweeps in shared memory:
+//   bool mine;
+//   do { mine = sweep_begin(); ...; mine = true where this invocation
+//        changed an element; } while (sweep_again(mine));
+// sweep_again says whether anyone did (uniform), so the tile sweeps again.
+shared bool s_changed;
+bool sweep_begin() {
+    if (gl_LocalInvocationIndex == 0) s_changed = false;
+    barrier();
+    return false;
+}
+bool sweep_again(bool mine) {
+    if (mine) s_changed = true;
+    barrier();
+    const bool again = s_changed;
+    barrier();  // everyone has read s_changed before it is cleared
+    return again;
+}
+// The workgroup's invocations share the halo's loads:
+// for (uint h = gl_LocalInvocationIndex; h < HALO; h += HALO_STEP).
+const uint HALO_STEP = TX * gl_WorkGroupSize.y * TZ;
+// The global index of halo element h, or -1 where it lies outside the image.
+int halo_global(uint h) {
+    const ivec3 g = ivec3(tile_origin()) + halo_position(h);
+    return in_image(g) ? int(global_index(g)) : -1;
+}
+// F (the flood level) of the tile and its halo, in both passes.
+shared uint s_level[HALO];
+// After the sweeps: writes this invocation's elements of the tile array
+// SHARED that differ from their values at the start (uint start[ROWS]) back
+// to the global array GLOBAL, and tells the next round if any did. Values
+// only move one way in both passes, so "differs" is "moved".
+#define WRITE_BACK(GLOBAL, SHARED, origin, start)                              \
+    {                                                                          \
+        bool wrote = false;                                                    \
+        for (uint r = 0; r < ROWS; ++r) {                                      \
+            const ivec3 g = origin + own_position(r);                          \
+            const uint at = halo_index(own_position(r));                       \
+            if (in_image(g) && uint(SHARED[at]) != start[r]) {                 \
+                GLOBAL[global_index(g)] = SHARED[at];                          \
+                wrote = true;                                                  \
+            }                                                                  \
+        }                                                                      \
+        report_written(wrote);                                                 \
+    }
