@@ -1,12 +1,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 //! variants: float32 float64
-// Exact EDT, a later pass in O(len) per line: one workgroup per line (looping
-// over lines), d2'(x) = min over sites j of (s (x - j))^2 + d2(j), where the
-// sites are the line's elements with finite d2. In shared memory:
+// Exact EDT, a later pass in O(len) per line: each workgroup takes
+// p.group_lines lines at a time (G, a power of 2 with G len <= MAX_LEN; the
+// workgroup loops over blocks of lines), nt / G invocations per line:
+// d2'(x) = min over sites j of (s (x - j))^2 + d2(j), where the sites are the
+// line's elements with finite d2. In shared memory, line g at s_*[g len ..]:
 //  1. each invocation builds the lower envelope of its band's sites with
-//     Meijster's stack (a doubly linked list through s_link);
-//  2. adjacent bands' envelopes merge in log2(local size) rounds: the
+//     Meijster's stack (a doubly linked list through s_link, indices within
+//     the line);
+//  2. adjacent bands' envelopes merge in log2(nt / G) rounds: the
 //     envelope of two ordered site sets is a prefix of the left one and a
 //     suffix of the right one, found by popping at the junction until both
 //     of its triples are convex (each site is popped at most once per line);
@@ -17,6 +20,11 @@
 // 2^24 and offsets below 2^11), so the result equals edt_pass's exhaustive
 // minimum bit for bit; with other sampling a site chosen in float64 and its
 // neighbours are evaluated in D, as edt_pass evaluates every candidate.
+// Several lines per workgroup keep short lines (a volume's 256) from paying
+// a workgroup's merge rounds and barriers each, and make the loads and stores
+// of lines strided in memory coalesce: the G lines of a block are
+// neighbours, and consecutive invocations take consecutive lines at one
+// position.
 #include "dtype.glsl"
 #include "grid.glsl"
 #define D T
@@ -28,7 +36,6 @@ const uint MAX_LEN = 2048;
 #endif
 #include "edt_common.glsl"
 
-const uint MAX_LOCAL = 1024;
 const uint NIL = 0xFFFFu, DEAD = 0xFFFEu;  // s_link's prev: no site, not on the envelope
 
 layout(std430, binding = 0) readonly buffer In { D src[]; };
@@ -37,20 +44,22 @@ layout(std430, binding = 1) writeonly buffer Out { D dst[]; };
 shared D s_f[MAX_LEN];
 shared uint s_link[MAX_LEN];   // prev | next << 16
 shared uint s_owner[MAX_LEN];  // the envelope site nearest each element
-shared uint s_ends[MAX_LOCAL]; // per group of bands: head | tail << 16
+shared uint s_ends[gl_WorkGroupSize.x];  // per group of bands: head | tail << 16
 
 double s2;  // the axis' spacing squared
+uint at0;   // this invocation's line in shared memory: its element j at at0 + j
 
-uint prev_of(uint j) { return s_link[j] & 0xFFFFu; }
-uint next_of(uint j) { return s_link[j] >> 16; }
-void set_prev(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFF0000u) | v; }
-void set_next(uint j, uint v) { s_link[j] = (s_link[j] & 0xFFFFu) | (v << 16); }
+uint prev_of(uint j) { return s_link[at0 + j] & 0xFFFFu; }
+uint next_of(uint j) { return s_link[at0 + j] >> 16; }
+void set_prev(uint j, uint v) { s_link[at0 + j] = (s_link[at0 + j] & 0xFFFF0000u) | v; }
+void set_next(uint j, uint v) { s_link[at0 + j] = (s_link[at0 + j] & 0xFFFFu) | (v << 16); }
+double f_of(uint j) { return double(s_f[at0 + j]); }
 
 // Sites j < k: their parabolas meet at cross_num(j, k) / (2 s2 (k - j)).
 // precise throughout: which site owns an element must not depend on whether
 // a compiler fuses these products and sums (NVIDIA's does; lavapipe's did not).
 double cross_num(uint j, uint k) {
-    precise double r = double(s_f[k]) - double(s_f[j]) + s2 * (double(k) * double(k) - double(j) * double(j));
+    precise double r = f_of(k) - f_of(j) + s2 * (double(k) * double(k) - double(j) * double(j));
     return r;
 }
 // a < b < c: b is nowhere below both a and c.
@@ -65,25 +74,39 @@ int bound(uint j, uint k, uint len) {
     return int(clamp(x, -1.0, double(len) - 1.0));
 }
 D candidate(uint j, uint x) {
-    precise D c = offset_sq(p.axis, x > j ? x - j : j - x) + s_f[j];
+    precise D c = offset_sq(p.axis, x > j ? x - j : j - x) + s_f[at0 + j];
     return c;
+}
+
+// Where line `line` starts in the array (its element l at base + l stride).
+uint line_base(uint line, uint stride, uint len) { return (line / stride) * len * stride + line % stride; }
+// Block element e of G lines: line e / len at e % len where lines are
+// contiguous (stride 1), else line e % G at e / G, so that consecutive
+// invocations touch consecutive addresses either way.
+uvec2 block_place(uint e, uint stride, uint len, uint G) {
+    return stride == 1 ? uvec2(e / len, e % len) : uvec2(e % G, e / G);
 }
 
 void main() {
     const uint stride = stride_of(p.axis), len = p.dims[p.axis], lines = p.n / len;
     const uint nt = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
-    const uint w = (len + nt - 1) / nt, b0 = min(t * w, len), b1 = min(b0 + w, len);
+    const uint G = p.group_lines, per_line = nt / G;
+    const uint g = t / per_line, tl = t % per_line;  // this invocation's line of the block, its band
+    const uint w = (len + per_line - 1) / per_line, b0 = min(tl * w, len), b1 = min(b0 + w, len);
+    at0 = g * len;
     s2 = double(spacing(p.axis));
     s2 *= s2;
-    for (uint line = gl_WorkGroupID.x; line < lines; line += gl_NumWorkGroups.x) {
-        const uint base = (line / stride) * len * stride + line % stride;
-        for (uint l = t; l < len; l += nt) s_f[l] = src[base + l * stride];
+    for (uint first = gl_WorkGroupID.x * G; first < lines; first += gl_NumWorkGroups.x * G) {
+        for (uint e = t; e < G * len; e += nt) {
+            const uvec2 gl = block_place(e, stride, len, G);
+            s_f[gl.x * len + gl.y] = first + gl.x < lines ? src[line_base(first + gl.x, stride, len) + gl.y * stride] : D_INF;
+        }
         barrier();
 
         uint head = NIL, tail = NIL;
         for (uint l = b0; l < b1; ++l) {
-            if (isinf(s_f[l])) {
-                s_link[l] = DEAD | NIL << 16;
+            if (isinf(s_f[at0 + l])) {
+                s_link[at0 + l] = DEAD | NIL << 16;
                 continue;
             }
             while (tail != head && dominated(prev_of(tail), tail, l)) {
@@ -91,16 +114,16 @@ void main() {
                 set_prev(tail, DEAD);
                 tail = q;
             }
-            s_link[l] = tail | NIL << 16;
+            s_link[at0 + l] = tail | NIL << 16;
             if (tail != NIL) set_next(tail, l);
             else head = l;
             tail = l;
         }
-        if (t < MAX_LOCAL) s_ends[t] = head | tail << 16;
+        s_ends[t] = head | tail << 16;
         barrier();
 
-        for (uint h = 1; h < nt; h *= 2) {
-            if (t % (2 * h) == 0 && t + h < nt) {
+        for (uint h = 1; h < per_line; h *= 2) {
+            if (tl % (2 * h) == 0) {  // tl + h < per_line: both powers of 2
                 const uint a = s_ends[t], b = s_ends[t + h];
                 if ((a & 0xFFFFu) == NIL) s_ends[t] = b;
                 else if ((b & 0xFFFFu) != NIL) {
@@ -135,22 +158,26 @@ void main() {
             if (pj == DEAD) continue;
             const int lo = pj == NIL ? 0 : bound(pj, l, len) + 1;
             const int hi = qj == NIL ? int(len) - 1 : bound(l, qj, len);
-            for (int x = lo; x <= hi; ++x) s_owner[x] = l;
+            for (int x = lo; x <= hi; ++x) s_owner[at0 + x] = l;
         }
         barrier();
 
-        const bool empty = (s_ends[0] & 0xFFFFu) == NIL;
-        for (uint x = t; x < len; x += nt) {
+        for (uint e = t; e < G * len; e += nt) {
+            const uvec2 gl = block_place(e, stride, len, G);
+            const uint line = first + gl.x, x = gl.y;
+            if (line >= lines) continue;
+            at0 = gl.x * len;  // the element's line, not necessarily this invocation's
             D best = D_INF;
-            if (!empty) {
-                const uint o = s_owner[x], pj = prev_of(o), qj = next_of(o);
+            if ((s_ends[gl.x * per_line] & 0xFFFFu) != NIL) {  // the line has a site
+                const uint o = s_owner[at0 + x], pj = prev_of(o), qj = next_of(o);
                 best = candidate(o, x);
                 if (pj != NIL) best = min(best, candidate(pj, x));
                 if (qj != NIL) best = min(best, candidate(qj, x));
             }
-            const uint i = base + x * stride;
+            const uint i = line_base(line, stride, len) + x * stride;
             dst[i] = p.final_ != 0 ? finish(i, best) : best;
         }
-        barrier();  // the next line overwrites s_f, s_link and s_owner
+        at0 = g * len;
+        barrier();  // the next block overwrites s_f, s_link and s_owner
     }
 }

@@ -21,6 +21,8 @@
 
 layout(constant_id = 3) const int ORDER = 1;
 layout(constant_id = 4) const int NDIM = 2;
+layout(constant_id = 5) const int SOURCE = 0;  // see above
+layout(constant_id = 6) const int MODE = CONSTANT;  // SciPy's code (interp_modes.glsl)
 
 layout(std430, binding = 0) readonly buffer In { T src[]; };
 layout(std430, binding = 1) readonly buffer Prm { double prm_buffer[]; };
@@ -32,17 +34,14 @@ layout(push_constant) uniform P {
     uvec4 on;       // output extents
     uvec2 cval;     // double bits
     uint flags;     // bits 0-2 axis passes through; 4 shift, 5 zoom, 6 grid mode;
-                    // 8-11 the mode; 12-14 axis padded by 12 before the spline filter;
-                    // 16-17 SOURCE; 18 the mapping's doubles in the buffer (a
-                    // volume's matrix and offset: 12) rather than in prm (8)
+                    // 12-14 axis padded by 12 before the spline filter;
+                    // 18 the mapping's doubles in the buffer (a volume's
+                    // matrix and offset: 12) rather than in prm (8)
     uint count;     // outputs
 } p;
-
-// Push constants rather than specialization constants, so that few
-// pipelines serve every call: the branches on them are uniform.
-int source() {
-    return int(p.flags >> 16) & 3;
-}
+// ORDER, NDIM, SOURCE and MODE are specialization constants: each pipeline
+// keeps only its own paths (fewer registers, no index arithmetic that the
+// coordinates array makes unneeded); the flags' branches are uniform.
 
 double param(int k) {
     return (p.flags & (1u << 18)) != 0 ? prm_buffer[k] : p.prm[k];
@@ -52,7 +51,6 @@ const int TAPS = ORDER + 1;
 
 double coordinate(int a, int o[3], uint i) {
     precise double c;
-    const int SOURCE = source();
     if (SOURCE == 0) {
         c = double(o[a]);
         if ((p.flags & 16u) != 0) c += param(3 + a);
@@ -81,14 +79,17 @@ double coordinate(int a, int o[3], uint i) {
 
 void main() {
     const R cval = R(packDouble2x32(p.cval));
-    const int MODE = int(p.flags >> 8) & 15;
     const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
     FOR_EACH_ELEMENT(i, p.count) {
-        int o[3];
-        uint rest = i;
-        [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
-            o[a] = int(rest % p.on[a]);
-            rest /= p.on[a];
+        // The output's index (a coordinates array needs it only where an
+        // axis passes through).
+        int o[3] = int[3](0, 0, 0);
+        if (SOURCE < 2 || (p.flags & 7u) != 0) {
+            uint rest = i;
+            [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
+                o[a] = int(rest % p.on[a]);
+                rest /= p.on[a];
+            }
         }
         // Per slot (z, y, x; the missing leading ones a single tap): tap
         // offsets, weights, and grid-constant's taps beyond the edges.

@@ -4,19 +4,24 @@
 // takes the lower envelope of the parabolas along its axis; the last writes
 // the square root (see edt_common.glsl).
 //
-// The first pass hops over runs of 32 elements with no zero (edt_chunks'
-// summaries), so it costs at most 32 + len / 32 steps per element, and its
-// first axis is the outermost: neighbouring invocations read neighbouring
-// addresses whatever the line.
+// The first pass takes one invocation per run of 32 elements of a line: it
+// reads the run's mask once into a bit set and hops over the other runs'
+// summaries (edt_chunks) for the nearest zeros outside it, so an element
+// costs O(1) plus, per run, at most len / 32 hops however far the zeros
+// are; its axis is the outermost: neighbouring invocations read
+// neighbouring addresses whatever the line. (It replaced an element-wise
+// walk of up to 32 steps each way: 0.48 ms of a 256^3 volume's 1.84 on
+// the H100.)
 //
-// The later passes (edt_line) take one workgroup of 256 per line, the line in
-// shared memory: per band of len / 256 elements a Meijster stack, then 8
-// rounds merging neighbouring bands' envelopes (each site popped at most
-// once), then each site fills the elements between its intersections, and
-// each element evaluates 3 parabolas. Per element that is O(1) loads and
-// stores of global memory (one read, one write, coalesced along x; along y
-// of a volume a workgroup reads one element per 32-byte sector, the next
-// workgroups the rest of it through L2) and O(1) shared-memory work on
+// The later passes (edt_line) take a workgroup of 256 per block of G lines
+// (G len <= 2048, G a power of 2; 8 lines of 256 at once in a 256^3 volume),
+// the lines in shared memory: per band of G len / 256 elements a Meijster
+// stack, then log2(256 / G) rounds merging neighbouring bands' envelopes
+// (each site popped at most once), then each site fills the elements
+// between its intersections, and each element evaluates 3 parabolas. Per
+// element that is O(1) loads and stores of global memory (one read, one
+// write; along y of a volume consecutive invocations take the G lines' x
+// neighbours, 32 bytes of a sector for G = 8) and O(1) shared-memory work on
 // average, whatever the mask: 2048 lines of 2048 are 2048 workgroups of 256
 // (20 KB of shared memory each: 8 per H100 SM by threads, ~2 waves over 132
 // SMs). The merge rounds are short for any mask: a band's envelope holds at
@@ -48,8 +53,9 @@ struct EdtPush {
     uint32_t dims[3];
     uint32_t chunks;
     uint32_t sampling[3][2];
+    uint32_t group_lines;
 };
-static_assert(sizeof(EdtPush) == 56);
+static_assert(sizeof(EdtPush) == 60);
 
 struct ChunkPush {
     uint32_t n, len, inner, chunks;
@@ -113,7 +119,7 @@ Array distance_transform_edt(const Array& input, const std::vector<double>& samp
         .read(summary)
         .write(current)
         .push(push)
-        .stride_grid(push.n)
+        .stride_grid(runs)
         .record();
     for (uint32_t a = push.first + 1; a < 3; ++a) {
         Array next = Array::empty(input.context(), shape, result);
@@ -121,11 +127,17 @@ Array distance_transform_edt(const Array& input, const std::vector<double>& samp
         push.final_ = a == 2;
         const uint32_t line = push.dims[a];
         if (line <= edt_line_max(result)) {
+            // As many lines per workgroup as shared memory holds, a power of
+            // 2 no larger than the workgroup.
+            push.group_lines = 1;
+            while (push.group_lines * 2 * line <= edt_line_max(result) && push.group_lines * 2 <= linear_local[0])
+                push.group_lines *= 2;
+            const uint32_t blocks = (push.n / line + push.group_lines - 1) / push.group_lines;
             Dispatcher(ctx, ops::variant(ops::Shader::edt_line, result), linear_local)
                 .read(current)
                 .write(next)
                 .push(push)
-                .groups(std::min<uint32_t>(push.n / line, max_line_groups))
+                .groups(std::min<uint32_t>(blocks, max_line_groups))
                 .record();
         } else {
             Dispatcher(ctx, ops::variant(ops::Shader::edt_pass, result), linear_local)

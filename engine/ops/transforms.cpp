@@ -41,8 +41,7 @@ struct InterpPush {
 };
 static_assert(sizeof(InterpPush) == 112, "interp_map's push constants");
 
-constexpr uint32_t flag_shift = 16, flag_zoom = 32, flag_grid = 64, mode_shift = 8, padded_shift = 12,
-                   source_shift = 16, flag_prm_buffer = 1u << 18;
+constexpr uint32_t flag_shift = 16, flag_zoom = 32, flag_grid = 64, padded_shift = 12, flag_prm_buffer = 1u << 18;
 // interp_map adds SciPy's 12 to the coordinates of a padded axis.
 constexpr int shader_prepad = 12;
 
@@ -179,7 +178,6 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     if (plan.has_shift) p.flags |= flag_shift;
     if (plan.has_zoom) p.flags |= flag_zoom;
     if (plan.grid_mode) p.flags |= flag_grid;
-    p.flags |= uint32_t(code_of(ip.mode)) << mode_shift;
     // Up to 8 doubles ride in the push constants (no upload); a volume's
     // matrix and offset (12) go in a buffer.
     const bool in_buffer = plan.matrix && nd == 3;
@@ -197,8 +195,8 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     const Array params = in_buffer ? ops::conv::upload_weights(input.context(), prm, DType::float64) : c.a;
     ops::Dispatcher d(ops::services(input), ops::variant(ops::Shader::interp_map, c.a.dtype()), {256, 1, 1});
     d.read(c.a).read(params).read(co ? co : c.a).write(out);
-    p.flags |= uint32_t(source) << source_shift | (in_buffer ? flag_prm_buffer : 0);
-    for (int v : {ip.order, int(nd)}) d.spec(static_cast<uint32_t>(v));
+    p.flags |= in_buffer ? flag_prm_buffer : 0;
+    for (int v : {ip.order, int(nd), source, code_of(ip.mode)}) d.spec(static_cast<uint32_t>(v));
     d.push(p).stride_grid(out.size()).record();
     return out;
 }

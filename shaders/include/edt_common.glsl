@@ -11,6 +11,7 @@ layout(push_constant) uniform Push {
     uint dims[3];
     uint chunks;  // edt_chunks' runs along the first axis
     uvec2 sampling[3];  // per axis, D's bits (float: .x)
+    uint group_lines;   // edt_line: lines per workgroup, a power of 2
 } p;
 
 const D D_INF = D(1.0 / 0.0);
