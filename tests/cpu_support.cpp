@@ -21,8 +21,19 @@ std::filesystem::path data_dir() {
     return KILN_TEST_DATA;
 }
 
+HostArray npy_fixture(const std::filesystem::path& relative) {
+    return io::read_npy((data_dir() / relative).string());
+}
+
+double max_abs(const HostArray& a) {
+    double m = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::isfinite(a.at(i))) m = std::max(m, std::abs(a.at(i)));
+    return m;
+}
+
 std::vector<double> npy_values(const std::filesystem::path& relative) {
-    const HostArray a = io::read_npy((data_dir() / relative).string());
+    const HostArray a = npy_fixture(relative);
     std::vector<double> v(a.size());
     for (size_t i = 0; i < v.size(); ++i) v[i] = a.at(i);
     return v;

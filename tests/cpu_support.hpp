@@ -63,8 +63,15 @@ void check_same(double got, double want);
 /// suite carried to another machine), else the source tree's folder.
 std::filesystem::path data_dir();
 
+/// The .npy file data_dir() / relative as it was written (dtype and shape).
+HostArray npy_fixture(const std::filesystem::path& relative);
+
 /// The values of the .npy file data_dir() / relative, as double.
 std::vector<double> npy_values(const std::filesystem::path& relative);
+
+/// The largest |value| among a's finite elements (0 when there are none):
+/// the scale of a tolerance in rounding units.
+double max_abs(const HostArray& a);
 
 /// The lines of the text fixture data_dir() / relative that hold data (not
 /// blank, not '#' comments), in order; REQUIREs that the file opens.

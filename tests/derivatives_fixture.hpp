@@ -41,15 +41,7 @@ inline std::vector<Case> cases() {
     return out;
 }
 
-inline HostArray array(const std::string& name) {
-    return io::read_npy((data_dir() / "derivatives" / (name + ".npy")).string());
-}
-
-inline double max_abs(const HostArray& a) {
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a.at(i)));
-    return m;
-}
+inline HostArray array(const std::string& name) { return npy_fixture("derivatives/" + name + ".npy"); }
 
 inline double l1(const std::vector<double>& w) {
     double s = 0;

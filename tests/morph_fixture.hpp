@@ -29,9 +29,7 @@ struct MorphCase {
     const char* expected;
 };
 
-inline HostArray load(const std::string& file) {
-    return io::read_npy((data_dir() / "morphology" / file).string());
-}
+inline HostArray load(const std::string& file) { return npy_fixture("morphology/" + file); }
 
 inline bool is_binary(const MorphCase& c) { return std::string(c.op).rfind("binary_", 0) == 0; }
 

@@ -13,9 +13,7 @@ inline const std::vector<std::string> threshold_images{"f32", "f32_skew", "f64_3
 inline const std::vector<std::string> label_images{"l2", "l3"};
 
 /// tests/data/<relative>.npy as it was written.
-inline HostArray fixture(const std::string& relative) {
-    return io::read_npy((data_dir() / (relative + ".npy")).string());
-}
+inline HostArray image_fixture(const std::string& relative) { return npy_fixture(relative + ".npy"); }
 
 /// scikit-image's [otsu, yen, triangle, li, tolerance, li(tolerance)] of an image.
 struct Thresholds {

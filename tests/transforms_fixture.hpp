@@ -36,15 +36,7 @@ struct TransformCase {
 
 #include "data/transforms/cases.inc"
 
-inline HostArray transform_npy(const std::string& file) {
-    return io::read_npy((data_dir() / "transforms" / (file + ".npy")).string());
-}
-
-inline double max_abs(const HostArray& a) {
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a.at(i)));
-    return m;
-}
+inline HostArray transform_npy(const std::string& file) { return npy_fixture("transforms/" + file + ".npy"); }
 
 inline Interp interp_of(const TransformCase& c) {
     return {c.order, parse_interp_mode(c.mode), c.cval, c.prefilter};

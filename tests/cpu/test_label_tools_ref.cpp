@@ -19,11 +19,11 @@ std::vector<int32_t> ints(const HostArray& a) {
 TEST_CASE("cpu relabel_sequential, label_sizes and find_objects equal the fixtures", "[cpu][label_tools]") {
     for (const auto& name : test::label_images) {
         INFO(name);
-        const HostArray labels = test::fixture("label_tools/" + name);
-        CHECK(ints(cpu::relabel_sequential(labels)) == ints(test::fixture("label_tools/" + name + "_relabel")));
-        CHECK(ints(cpu::label_sizes(labels)) == ints(test::fixture("label_tools/" + name + "_sizes")));
+        const HostArray labels = test::image_fixture("label_tools/" + name);
+        CHECK(ints(cpu::relabel_sequential(labels)) == ints(test::image_fixture("label_tools/" + name + "_relabel")));
+        CHECK(ints(cpu::label_sizes(labels)) == ints(test::image_fixture("label_tools/" + name + "_sizes")));
         const HostArray objects = cpu::find_objects(labels);
-        const HostArray want = test::fixture("label_tools/" + name + "_objects");
+        const HostArray want = test::image_fixture("label_tools/" + name + "_objects");
         CHECK(objects.shape == want.shape);
         CHECK(ints(objects) == ints(want));
     }

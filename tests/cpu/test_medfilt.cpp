@@ -19,9 +19,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-HostArray fixture(const std::string& name) {
-    return io::read_npy((test::data_dir() / "pyfai" / "medfilt" / (name + ".npy")).string());
-}
+HostArray fixture(const std::string& name) { return test::npy_fixture("pyfai/medfilt/" + name + ".npy"); }
 
 std::vector<double> doubles(const std::string& name) {
     return test::npy_values(std::filesystem::path("pyfai") / "medfilt" / (name + ".npy"));

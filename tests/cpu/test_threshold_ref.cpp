@@ -10,7 +10,7 @@ using namespace kiln;
 TEST_CASE("cpu Otsu, Yen and triangle thresholds equal scikit-image's", "[cpu][threshold]") {
     for (const auto& name : test::threshold_images) {
         INFO(name);
-        const HostArray image = test::fixture("threshold/" + name);
+        const HostArray image = test::image_fixture("threshold/" + name);
         const auto want = test::thresholds(name);
         test::check_same(cpu::threshold_otsu(image), want.otsu);
         test::check_same(cpu::threshold_yen(image), want.yen);
@@ -21,7 +21,7 @@ TEST_CASE("cpu Otsu, Yen and triangle thresholds equal scikit-image's", "[cpu][t
 TEST_CASE("cpu threshold_li agrees with scikit-image's", "[cpu][threshold]") {
     for (const auto& name : test::threshold_images) {
         INFO(name);
-        const HostArray image = test::fixture("threshold/" + name);
+        const HostArray image = test::image_fixture("threshold/" + name);
         const auto want = test::thresholds(name);
         // Integer images: every sum is an exact integer in float64, so only the
         // log may differ (1 ulp), 1e-12 allows it. float64: sums in another

@@ -29,12 +29,6 @@ HostArray host_as(const HostArray& h, DType t) {
     return to_host(a, t);
 }
 
-double max_abs(const HostArray& a) {
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::isfinite(a.at(i))) m = std::max(m, std::abs(a.at(i)));
-    return m;
-}
 
 double sum_abs(const HostArray& a) {
     double s = 0;
@@ -101,7 +95,7 @@ TEST_CASE("GPU convolve2d matches scipy.signal.convolve2d", "[ops][convolve]") {
                         hk = to_host(fx::conv_inputs[c.kernel], t);
         const Array image = Array::from_host(ctx, hi), kernel = Array::from_host(ctx, hk);
         const HostArray want = expected(c.expected);
-        const double scale = sum_abs(hk) * max_abs(hi) + std::abs(c.fillvalue) * sum_abs(hk);
+        const double scale = sum_abs(hk) * test::max_abs(hi) + std::abs(c.fillvalue) * sum_abs(hk);
         poison_memory(ctx, want.nbytes());
         require_conv_close(
             convolve2d(image, kernel, parse_conv_mode(c.mode), parse_boundary(c.boundary), c.fillvalue)
@@ -132,7 +126,7 @@ void check_kernels(DType t, const std::vector<KernelCase>& kernels) {
         for (const KernelCase& kc : kernels) {
             if (shape[0] > 13 && !kc.large_image) continue;
             const Array kernel = Array::from_host(ctx, kc.k);
-            const double scale = sum_abs(kc.k) * max_abs(hi);
+            const double scale = sum_abs(kc.k) * test::max_abs(hi);
             for (ConvMode mode : {ConvMode::full, ConvMode::same, ConvMode::valid}) {
                 if (mode == ConvMode::valid &&
                     (kc.k.shape[0] > shape[0] || kc.k.shape[1] > shape[1]))
@@ -193,7 +187,7 @@ TEST_CASE("GPU convolve2d promotes integers and swaps roles in valid mode", "[op
     const HostArray big = test::random(Shape{9, 7}, DType::float32, 12);
     const HostArray want = cpu::convolve2d(small, big, ConvMode::valid);
     REQUIRE(want.shape == Shape({6, 5}));
-    const double scale = sum_abs(small) * max_abs(big);
+    const double scale = sum_abs(small) * test::max_abs(big);
     require_conv_close(
         convolve2d(Array::from_host(ctx, small), Array::from_host(ctx, big), ConvMode::valid)
             .to_host(),
@@ -313,7 +307,7 @@ TEST_CASE("GPU convolve matches numpy.convolve", "[ops][convolve]") {
         const Array r =
             convolve(Array::from_host(ctx, ha), Array::from_host(ctx, hv), parse_conv_mode(c.mode));
         require_conv_close(r.to_host(), expected(c.expected),
-                           sum_abs(hv) * max_abs(ha) + sum_abs(ha) * max_abs(hv));
+                           sum_abs(hv) * test::max_abs(ha) + sum_abs(ha) * test::max_abs(hv));
     }
 }
 
@@ -324,7 +318,7 @@ TEST_CASE("GPU convolve matches the CPU reference, either operand longer", "[ops
             const HostArray ha = test::random(Shape{m}, DType::float32, 24),
                             hv = test::random(Shape{n}, DType::float32, 25, -1, 1);
             const Array a = Array::from_host(ctx, ha), v = Array::from_host(ctx, hv);
-            const double scale = sum_abs(hv) * max_abs(ha) + sum_abs(ha) * max_abs(hv);
+            const double scale = sum_abs(hv) * test::max_abs(ha) + sum_abs(ha) * test::max_abs(hv);
             for (ConvMode mode : {ConvMode::full, ConvMode::same, ConvMode::valid}) {
                 INFO("lengths " << m << " and " << n << " mode " << int(mode));
                 const HostArray want = cpu::convolve(ha, hv, mode);
@@ -396,7 +390,7 @@ void check_nd_fixtures(bool along_x) {
         const Array r =
             convolve1d(Array::from_host(ctx, hi), w, c.axis, parse_nd_mode(c.mode), c.cval, c.origin);
         require_conv_close(r.to_host(), expected(c.expected),
-                           wsum * std::max(max_abs(hi), std::abs(c.cval)));
+                           wsum * std::max(test::max_abs(hi), std::abs(c.cval)));
     }
 }
 

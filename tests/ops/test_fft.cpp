@@ -19,7 +19,7 @@ using namespace kiln;
 
 namespace {
 
-HostArray fixture(const std::string& name) { return io::read_npy((test::data_dir() / "fft" / (name + ".npy")).string()); }
+HostArray fixture(const std::string& name) { return test::npy_fixture("fft/" + name + ".npy"); }
 
 std::vector<std::complex<double>> values(const HostArray& h) {
     std::vector<std::complex<double>> v(h.size());

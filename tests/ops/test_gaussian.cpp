@@ -18,12 +18,6 @@ namespace fx = kiln::test::fixture;
 namespace {
 
 
-double max_abs(const HostArray& a) {
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::isfinite(a.at(i))) m = std::max(m, std::abs(a.at(i)));
-    return m;
-}
 
 // Weights sum to 1: each pass is within a few roundings of max |x|.
 void require_blur_close(const HostArray& got, const HostArray& want, double max_input) {
@@ -49,7 +43,7 @@ void check_fixtures(bool images) {
         const Array r = gaussian_filter(Array::from_host(ctx, in), c.sigma_zyx, parse_nd_mode(c.mode),
                                         c.cval, c.truncate);
         require_blur_close(r.to_host(), to_host(c.expected),
-                           std::max(max_abs(in), std::abs(c.cval)));
+                           std::max(test::max_abs(in), std::abs(c.cval)));
     }
 }
 

@@ -37,14 +37,14 @@ TEST_CASE("relabel_sequential, label_sizes and find_objects equal the fixtures",
     Context ctx = test::context();
     for (const auto& name : test::label_images) {
         INFO(name);
-        const HostArray host = test::fixture("label_tools/" + name);
+        const HostArray host = test::image_fixture("label_tools/" + name);
         const Array labels = Array::from_host(ctx, host);
         test::poison_pool(ctx, host.shape, DType::int32);
         CHECK(relabel_sequential(labels).to_vector<int32_t>() ==
-              ints(test::fixture("label_tools/" + name + "_relabel")));
-        CHECK(label_sizes(labels).to_vector<int32_t>() == ints(test::fixture("label_tools/" + name + "_sizes")));
+              ints(test::image_fixture("label_tools/" + name + "_relabel")));
+        CHECK(label_sizes(labels).to_vector<int32_t>() == ints(test::image_fixture("label_tools/" + name + "_sizes")));
         const Array objects = find_objects(labels);
-        const HostArray want = test::fixture("label_tools/" + name + "_objects");
+        const HostArray want = test::image_fixture("label_tools/" + name + "_objects");
         CHECK(objects.shape() == want.shape);
         CHECK(objects.to_vector<int32_t>() == ints(want));
     }

@@ -14,7 +14,7 @@ TEST_CASE("Otsu, Yen and triangle thresholds equal scikit-image's", "[ops][thres
     Context ctx = test::context();
     for (const auto& name : test::threshold_images) {
         INFO(name);
-        const Array image = Array::from_host(ctx, test::fixture("threshold/" + name));
+        const Array image = Array::from_host(ctx, test::image_fixture("threshold/" + name));
         const auto want = test::thresholds(name);
         test::check_same(threshold_otsu(image), want.otsu);
         test::check_same(threshold_yen(image), want.yen);
@@ -26,7 +26,7 @@ TEST_CASE("threshold_li agrees with scikit-image's and the CPU reference", "[ops
     Context ctx = test::context();
     for (const auto& name : test::threshold_images) {
         INFO(name);
-        const HostArray host = test::fixture("threshold/" + name);
+        const HostArray host = test::image_fixture("threshold/" + name);
         const Array image = Array::from_host(ctx, host);
         const auto want = test::thresholds(name);
         // As in the CPU reference's test: exact integer sums (1e-12 for the
@@ -47,7 +47,7 @@ TEST_CASE("thresholds leave NaN out and return the value of a constant image", "
     Context ctx = test::context();
     // NaN and infinities, on which scikit-image raises, are left out: the
     // GPU agrees with the CPU reference, which drops them the same way.
-    HostArray with_nan = test::fixture("threshold/f32");
+    HostArray with_nan = test::image_fixture("threshold/f32");
     auto w = with_nan.as<float>();
     w[3] = std::numeric_limits<float>::quiet_NaN();
     w[7] = std::numeric_limits<float>::infinity();
