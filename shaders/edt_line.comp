@@ -48,12 +48,29 @@ shared uint s_ends[gl_WorkGroupSize.x];  // per group of bands: head | tail << 1
 
 double s2;  // the axis' spacing squared
 uint at0;   // this invocation's line in shared memory: its element j at at0 + j
+// Unit spacing along this axis and the earlier ones, float32: every finite
+// d2 is a whole number below 2^30, so intersections are exact in integer
+// arithmetic, without float64's conversions and division (the same owners
+// as float64's exact arithmetic finds).
+bool integral;
 
 uint prev_of(uint j) { return s_link[at0 + j] & 0xFFFFu; }
 uint next_of(uint j) { return s_link[at0 + j] >> 16; }
 void set_prev(uint j, uint v) { s_link[at0 + j] = (s_link[at0 + j] & 0xFFFF0000u) | v; }
 void set_next(uint j, uint v) { s_link[at0 + j] = (s_link[at0 + j] & 0xFFFFu) | (v << 16); }
 double f_of(uint j) { return double(s_f[at0 + j]); }
+#if !defined(EDT_DOUBLE)
+int fi(uint j) { return int(s_f[at0 + j]); }
+// cross_num's integer: below 2^31 (d2 < 2^30, k^2 < 2^22).
+int cross_int(uint j, uint k) { return fi(k) - fi(j) + int(k * k) - int(j * j); }
+// x y >= z w for products up to 2^53, through imulExtended's 64 bits.
+bool product_ge(int x, int y, int z, int w) {
+    int xh, xl, zh, zl;
+    imulExtended(x, y, xh, xl);
+    imulExtended(z, w, zh, zl);
+    return xh > zh || (xh == zh && uint(xl) >= uint(zl));
+}
+#endif
 
 // Sites j < k: their parabolas meet at cross_num(j, k) / (2 s2 (k - j)).
 // precise throughout: which site owns an element must not depend on whether
@@ -64,18 +81,41 @@ double cross_num(uint j, uint k) {
 }
 // a < b < c: b is nowhere below both a and c.
 bool dominated(uint a, uint b, uint c) {
+#if !defined(EDT_DOUBLE)
+    if (integral) return product_ge(cross_int(a, b), int(c - b), cross_int(b, c), int(b - a));
+#endif
     precise double l = cross_num(a, b) * double(c - b);
     precise double r = cross_num(b, c) * double(b - a);
     return l >= r;
 }
 // The last element at least as near j's parabola as k's (j < k), in [-1, len - 1].
 int bound(uint j, uint k, uint len) {
+#if !defined(EDT_DOUBLE)
+    if (integral) {
+        const int num = cross_int(j, k), den = 2 * int(k - j);
+        const int q = num >= 0 ? num / den : -((den - 1 - num) / den);  // floor
+        return clamp(q, -1, int(len) - 1);
+    }
+#endif
     precise double x = floor(cross_num(j, k) / (2.0 * s2 * double(k - j)));
     return int(clamp(x, -1.0, double(len) - 1.0));
 }
 D candidate(uint j, uint x) {
     precise D c = offset_sq(p.axis, x > j ? x - j : j - x) + s_f[at0 + j];
     return c;
+}
+// Whether this pass's sites are integral (above).
+bool integral_sites() {
+#if defined(EDT_DOUBLE)
+    return false;
+#else
+    double most = 0.0;
+    for (uint a = p.first; a <= p.axis; ++a) {
+        if (p.sampling[a].x != floatBitsToUint(1.0)) return false;
+        most += double(p.dims[a]) * double(p.dims[a]);
+    }
+    return most < 1073741824.0;
+#endif
 }
 
 // Where line `line` starts in the array (its element l at base + l stride).
@@ -94,6 +134,7 @@ void main() {
     const uint g = t / per_line, tl = t % per_line;  // this invocation's line of the block, its band
     const uint w = (len + per_line - 1) / per_line, b0 = min(tl * w, len), b1 = min(b0 + w, len);
     at0 = g * len;
+    integral = integral_sites();
     s2 = double(spacing(p.axis));
     s2 *= s2;
     for (uint first = gl_WorkGroupID.x * G; first < lines; first += gl_NumWorkGroups.x * G) {
