@@ -1,5 +1,5 @@
-// W60-W63: the exact Euclidean distance transform (2-D and 3-D blobs, and
-// 2-D with 16 zeros: the sparse worst case) and the marker watershed. Inputs are integer hashes, so bench/peers_distance.py
+// W60-W64: the exact Euclidean distance transform (2-D and 3-D blobs, and
+// 2-D and 3-D with 16 zeros: the sparse worst cases) and the marker watershed. Inputs are integer hashes, so bench/peers_distance.py
 // builds the very same arrays with NumPy. Results are checked against the
 // CPU references at small size (the references are O(N * extent) and a
 // priority queue: too slow for the full sizes).
@@ -38,17 +38,18 @@ std::vector<uint8_t> blob_mask(size_t nz, size_t ny, size_t nx) {
 }
 
 // Ones but for 16 zeros at hashed places: distances up to about a third of
-// the side, where a search per element would walk that far.
-std::vector<uint8_t> sparse_mask(size_t side) {
-    std::vector<uint8_t> m(side * side, 1);
+// the side, where a search per element would walk that far. 2-D when nz == 1.
+std::vector<uint8_t> sparse_mask(size_t nz, size_t side) {
+    std::vector<uint8_t> m(nz * side * side, 1);
     for (uint32_t k = 0; k < 16; ++k)
-        m[cell_hash(k, 1, 2) % side * side + cell_hash(k, 3, 4) % side] = 0;
+        m[(nz == 1 ? 0 : cell_hash(k, 5, 6) % nz) * side * side + cell_hash(k, 1, 2) % side * side +
+          cell_hash(k, 3, 4) % side] = 0;
     return m;
 }
 
 Result edt(Context& ctx, Size size, int n, size_t nz, size_t side, bool sparse = false) {
     const Shape shape = nz == 1 ? Shape{side, side} : Shape{nz, side, side};
-    const std::vector<uint8_t> m = sparse ? sparse_mask(side) : blob_mask(nz, side, side);
+    const std::vector<uint8_t> m = sparse ? sparse_mask(nz, side) : blob_mask(nz, side, side);
     const Array input = Array::from(ctx, shape, m);
     Array out;
     Result r;
@@ -104,6 +105,11 @@ Register w61{{"W61", "distance_transform_edt 256^3 uint8 blobs -> float32", "dis
               }}};
 Register w63{{"W63", "distance_transform_edt 2048^2 uint8, 16 zeros -> float32", "distance",
               [](Context& ctx, Size s, int n) { return edt(ctx, s, n, 1, s == Size::full ? 2048 : 256, true); }}};
+Register w64{{"W64", "distance_transform_edt 256^3 uint8, 16 zeros -> float32", "distance",
+              [](Context& ctx, Size s, int n) {
+                  const size_t side = s == Size::full ? 256 : 32;
+                  return edt(ctx, s, n, side, side, true);
+              }}};
 Register w62{{"W62", "watershed 2048^2 float32 bowls, 1024 markers, connectivity 1", "distance",
               [](Context& ctx, Size s, int n) { return ws(ctx, s, n); }}};
 

@@ -4,7 +4,8 @@ inputs, built from the same integer hashes with NumPy.
 W60, W61: cupyx.scipy.ndimage.distance_transform_edt(mask, float64_distances=
 False), float32 as kiln's default result (CuPy >= 13, PBA+); the CPU column
 is scipy.ndimage.distance_transform_edt (float64, its only dtype).
-W63: the same on a 2048^2 mask of ones but for 16 hashed zeros (sparse_mask).
+W63, W64: the same on a 2048^2 (256^3) mask of ones but for 16 hashed zeros
+(sparse_mask).
 W62: CuPy and cuCIM have no watershed: cupy=None; the CPU column is
 skimage.segmentation.watershed(image, markers, connectivity=1).
 """
@@ -27,11 +28,12 @@ def blob_mask(nz, ny, nx):
     return m[0] if nz == 1 else m
 
 
-def sparse_mask(side):
+def sparse_mask(side, nz=1):
     k = np.arange(16, dtype=np.uint32)
-    m = np.ones((side, side), np.uint8)
-    m[cell_hash(k, 1, 2) % np.uint32(side), cell_hash(k, 3, 4) % np.uint32(side)] = 0
-    return m
+    m = np.ones((nz, side, side), np.uint8)
+    z = np.zeros(16, np.uint32) if nz == 1 else cell_hash(k, 5, 6) % np.uint32(nz)
+    m[z, cell_hash(k, 1, 2) % np.uint32(side), cell_hash(k, 3, 4) % np.uint32(side)] = 0
+    return m[0] if nz == 1 else m
 
 
 def bowls(side):
@@ -60,16 +62,18 @@ def workloads(cp, cndi, csig, ndi, sig):
                       cupy=cupy_edt if cp is not None else None, cpu=cpu_edt if ndi is not None else None,
                       bytes=n * 5)
 
-    def cupy_sparse():
-        m = cp.asarray(sparse_mask(2048))
-        return lambda: cndi.distance_transform_edt(m, float64_distances=False)
+    for wid, side, nz in (("W63", 2048, 1), ("W64", 256, 256)):
+        def cupy_sparse(side=side, nz=nz):
+            m = cp.asarray(sparse_mask(side, nz))
+            return lambda: cndi.distance_transform_edt(m, float64_distances=False)
 
-    def cpu_sparse():
-        m = sparse_mask(2048)
-        return lambda: ndi.distance_transform_edt(m)
-    w["W63"] = dict(name="distance_transform_edt 2048x2048 uint8, 16 zeros -> float32",
-                    cupy=cupy_sparse if cp is not None else None, cpu=cpu_sparse if ndi is not None else None,
-                    bytes=2048 * 2048 * 5)
+        def cpu_sparse(side=side, nz=nz):
+            m = sparse_mask(side, nz)
+            return lambda: ndi.distance_transform_edt(m)
+        shape = (side, side) if nz == 1 else (nz, side, side)
+        w[wid] = dict(name="distance_transform_edt %s uint8, 16 zeros -> float32" % "x".join(map(str, shape)),
+                      cupy=cupy_sparse if cp is not None else None, cpu=cpu_sparse if ndi is not None else None,
+                      bytes=nz * side * side * 5)
 
     def cpu_ws():
         from skimage.segmentation import watershed
