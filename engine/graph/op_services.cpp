@@ -33,6 +33,13 @@ void OpServices::place(const Array& a) {
     if (!a.storage()->placed()) a.storage()->place(resources_.allocator());
 }
 
+std::optional<OpServices::BlockPlace> OpServices::block_of(const Array& a) const {
+    const Storage& s = *a.storage();
+    if (!s.alloc) return std::nullopt;
+    const vk::Block& b = *s.alloc->block;
+    return BlockPlace{b.buffer, b.size, b.serial, s.offset};
+}
+
 const vk::Device& OpServices::device() const { return resources_.device(); }
 
 std::shared_ptr<void> OpServices::cached(const std::string& key,

@@ -68,6 +68,16 @@ public:
     /// has none yet: for an object that records its buffers' handles once
     /// (an FFT plan's work buffers).
     void place(const Array& a);
+    /// Where a placed array lies for good: its allocator block's buffer and
+    /// size, a key of that block unique over the context's life (a block made
+    /// later may reuse a freed one's handle), and the array's offset in it.
+    struct BlockPlace {
+        VkBuffer buffer = VK_NULL_HANDLE;
+        uint64_t block_bytes = 0, block_key = 0, offset = 0;
+    };
+    /// None where the array is not in one of the allocator's blocks (not
+    /// placed yet, an application's buffer, a graph's arena).
+    std::optional<BlockPlace> block_of(const Array& a) const;
     /// The device, for a library that makes its own Vulkan objects and
     /// submits on the queue through Device::use_queue (VkFFT's plans).
     const vk::Device& device() const;

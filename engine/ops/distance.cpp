@@ -29,7 +29,7 @@
 // Blocks of lines of at most 256 (G >= 8) first try an outward search in
 // shared memory (edt_line's search_block): an element tries sites at
 // distance 1, 2, ... and stops where the offset alone reaches its best, so
-// it costs its own distance, with no merge rounds or serial chains. One still
+// it costs its own distance, with no merge rounds or dependent chains. One still
 // searching after 24 steps is left to the envelope, which its block then
 // runs: on the H100 a 256^3 volume of blobs (W61) takes 0.26 ms a pass
 // instead of the envelope's 0.6, and a sparse mask (W64) pays the envelope

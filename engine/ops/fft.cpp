@@ -1,7 +1,10 @@
-// numpy.fft's transforms over FFT plans (ops/fft_plan.hpp): the input is
-// copied into the plan's work buffer (padded or cropped to the transform's
-// lengths, real rows spaced as VkFFT's in-place real transforms want),
-// transformed in place, and copied out scaled for the norm.
+// numpy.fft's transforms over FFT plans (ops/fft_plan.hpp). Complex
+// transforms and real forward ones of the input's own lengths, unscaled (or
+// an inverse's 1/n, VkFFT's normalize), read the input and write the output
+// directly. Otherwise the input is copied into the plan's work buffer
+// (padded or cropped to the transform's lengths, real rows spaced as VkFFT's
+// in-place real transforms want), transformed in place, and copied out
+// scaled for the norm.
 #include "kiln/fft.hpp"
 
 #include <cmath>
@@ -118,10 +121,22 @@ Array transform(const Array& a, size_t k, const std::vector<int64_t>& s, Kind ki
     const DType out_t = kind == Kind::c2r ? (f64 ? DType::float64 : DType::float32)
                                           : (f64 ? DType::complex128 : DType::complex64);
     Array out = Array::empty(ctx, l.out_shape, out_t);
+    // Straight from the input into the output where the transform needs no
+    // padding, cropping, conversion or scaling but VkFFT's own 1/n.
+    const double scale = norm_scale(norm, inverse, l.count);
+    bool same_lengths = true;
+    for (size_t i = 0; i < k; ++i) same_lengths = same_lengths && l.n[i] == a.shape()[a.ndim() - k + i];
+    const bool normalize = inverse && scale != 1.0 && norm == FftNorm::backward;
+    const bool direct_kind = (kind == Kind::c2c && dtype_is_complex(t)) || kind == Kind::r2c;
+    if (direct_kind && same_lengths && (scale == 1.0 || normalize)) {
+        services.place(a);
+        services.place(out);
+        if (plan->record_direct(services, a, out, inverse, normalize)) return out;
+    }
     FftBox in_box = ops::box_of(a);
     ops::complex_copy(a, in_box, work, l.work_in, 1.0);
     plan->record(services, inverse);
-    ops::complex_copy(work, l.work_out, out, ops::box_of(out), norm_scale(norm, inverse, l.count));
+    ops::complex_copy(work, l.work_out, out, ops::box_of(out), scale);
     return out;
 }
 

@@ -9,6 +9,10 @@
 // their arrays in and out of the work buffer with kiln kernels (which also
 // pad, crop and scale), and record the transform as an External node whose
 // declared buffers are the plan's, so the executor orders it.
+// Where no padding, cropping or scaling is needed, a plan transforms the
+// arrays themselves (record_direct): one more VkFFT application per pair of
+// allocator blocks the input and output lie in (their descriptors written
+// once, the arrays' offsets pushed per record), a few kept per plan.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -43,6 +47,13 @@ public:
     virtual Array work(const Context& ctx) const = 0;
     /// Records the transform of the work buffer, in place.
     virtual void record(detail::OpServices& ctx, bool inverse) = 0;
+    /// Records the transform of `in` into `out` in their own memory, no
+    /// copies: complex either way, or a real forward transform (dense arrays
+    /// of the plan's lengths; `normalize`: an inverse divided by the element
+    /// count). False, and nothing recorded, where either array is not in a
+    /// block of kiln's allocator (an application's buffer, a graph's arena).
+    virtual bool record_direct(detail::OpServices& ctx, const Array& in, const Array& out, bool inverse,
+                               bool normalize) = 0;
 };
 
 /// The context's plan for `g`, made on first use.

@@ -31,6 +31,9 @@ Allocator::Allocator(const Device& device, VkDeviceSize block_size, bool map_dev
     heap_peak_.assign(heaps, 0);
     if (device.info().max_memory_allocation)
         block_size_ = std::min<VkDeviceSize>(block_size_, device.info().max_memory_allocation);
+    // A block is bindable whole (VkFFT binds its buffers from their start).
+    if (device.info().max_storage_buffer_range)
+        block_size_ = std::min<VkDeviceSize>(block_size_, device.info().max_storage_buffer_range);
 }
 
 Allocator::~Allocator() {
@@ -75,6 +78,7 @@ bool Allocator::device_memory_mappable() const {
 Block* Allocator::new_block(VkDeviceSize size, MemoryUsage usage) {
     VkDevice dev = device_.handle();
     auto block = std::make_unique<Block>();
+    block->serial = ++blocks_made_;
     block->size = size;
     block->usage = usage;
 

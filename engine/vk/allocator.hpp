@@ -39,6 +39,9 @@ struct Allocation {
 };
 
 struct Block {
+    /// Unique per allocator over its life (a new block may reuse a freed
+    /// one's address and handles): what may key objects bound to the buffer.
+    uint64_t serial = 0;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkBuffer buffer = VK_NULL_HANDLE;
     std::byte* mapped = nullptr;
@@ -90,6 +93,7 @@ private:
     std::vector<uint64_t> heap_in_use_, heap_peak_;
     uint64_t peak_ = 0;
     uint32_t allocations_ = 0;
+    uint64_t blocks_made_ = 0;
 };
 
 /// An allocation owned: returned to its allocator when this goes (the

@@ -34,6 +34,10 @@ VkFftApp::VkFftApp(const Device& device, const VkFftShape& shape, const char* wh
     d.work = shape.work;
     d.work_offset = shape.work_offset;
     d.work_bytes = shape.work_bytes;
+    d.direct = shape.direct;
+    d.normalize = shape.normalize;
+    d.in = shape.in;
+    d.in_bytes = shape.in_bytes;
     ensure_glslang();  // VkFFT is told the compiler is initialized
     int r = 0;
     // VkFFT uploads its tables and Bluestein sequences on the queue.
@@ -51,6 +55,10 @@ VkFftApp::~VkFftApp() {
 }
 
 int VkFftApp::append(VkCommandBuffer cmd, bool inverse) const { return kiln_vkfft_append(app_, cmd, inverse); }
+
+int VkFftApp::append_direct(VkCommandBuffer cmd, bool inverse, uint64_t in_offset, uint64_t work_offset) const {
+    return kiln_vkfft_append_direct(app_, cmd, inverse, in_offset, work_offset);
+}
 
 void VkFftApp::destroy_set_up() {
     if (fence_) vkDestroyFence(device_, fence_, nullptr);

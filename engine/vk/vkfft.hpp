@@ -15,6 +15,9 @@ class Device;
 
 /// What VkFFT transforms: sizes[0] the fastest axis, `dims` of them, over
 /// `batches`, in place in `work` (a buffer range the caller keeps alive).
+/// Direct: out of place from the whole buffer `in` (in_bytes) into the
+/// whole buffer `work` (work_bytes), dense, the offsets given per append;
+/// `normalize`: the inverse divided by the element count.
 struct VkFftShape {
     std::array<uint64_t, 3> sizes{1, 1, 1};
     uint32_t dims = 1;
@@ -22,6 +25,9 @@ struct VkFftShape {
     bool real = false, f64 = false;
     VkBuffer work = VK_NULL_HANDLE;
     uint64_t work_offset = 0, work_bytes = 0;
+    bool direct = false, normalize = false;
+    VkBuffer in = VK_NULL_HANDLE;
+    uint64_t in_bytes = 0;
 };
 
 class VkFftApp {
@@ -36,6 +42,9 @@ public:
 
     /// Records the in-place transform into cmd; VkFFT's result code (0: done).
     int append(VkCommandBuffer cmd, bool inverse) const;
+    /// A direct application's transform of `in` at in_offset into `work` at
+    /// work_offset (bytes); VkFFT's result code.
+    int append_direct(VkCommandBuffer cmd, bool inverse, uint64_t in_offset, uint64_t work_offset) const;
 
 private:
     void destroy_set_up();

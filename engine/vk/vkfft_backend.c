@@ -14,8 +14,8 @@ struct KilnVkfft {
     VkQueue queue;
     VkCommandPool pool;
     VkFence fence;
-    VkBuffer work;
-    uint64_t work_offset, work_bytes;
+    VkBuffer work, in;
+    uint64_t work_offset, work_bytes, in_bytes;
 };
 
 int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
@@ -31,6 +31,8 @@ int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
     /* VkFFT binds each buffer from its start and adds the offset in its
        shaders: the bound range reaches the end of the region. */
     p->work_bytes = d->work_offset + d->work_bytes;
+    p->in = d->in;
+    p->in_bytes = d->in_bytes;
 
     VkFFTConfiguration c;
     memset(&c, 0, sizeof c);
@@ -58,6 +60,23 @@ int kiln_vkfft_create(const KilnVkfftDesc* d, KilnVkfft** out) {
        them, and later appends (same buffer pointer) rewrite nothing. */
     c.bufferSize = &p->work_bytes;
     c.bufferOffset = d->work_offset;
+    if (d->direct) {
+        /* The arrays' own buffers (kiln's blocks, whole), their offsets
+           pushed per append, the input read in place of a padded copy. */
+        uint64_t row = d->real ? d->sizes[0] / 2 + 1 : d->sizes[0];
+        c.bufferOffset = 0;
+        c.specifyOffsetsAtLaunch = 1;
+        c.isInputFormatted = 1;
+        c.inputBufferSize = &p->in_bytes;
+        c.inputBufferNum = 1;
+        c.normalize = (uint64_t)d->normalize;
+        c.inputBufferStride[0] = d->sizes[0];
+        c.bufferStride[0] = row;
+        for (int i = 1; i < 3; ++i) {
+            c.inputBufferStride[i] = c.inputBufferStride[i - 1] * d->sizes[i];
+            c.bufferStride[i] = c.bufferStride[i - 1] * d->sizes[i];
+        }
+    }
     /* VkFFT's temporary buffer is its own (made when a plan needs one, freed
        by deleteVkFFT): its Bluestein set-up binds a user's temporary buffer
        without its offset, which in kiln's sub-allocated memory would write
@@ -79,6 +98,20 @@ int kiln_vkfft_append(KilnVkfft* p, VkCommandBuffer cmd, int inverse) {
        sets on its first append only (see kiln_vkfft_create). */
     l.buffer = &p->work;
     l.bufferOffset = p->work_offset; /* unchanged: no offset update either */
+    return (int)VkFFTAppend(&p->app, inverse ? 1 : -1, &l);
+}
+
+int kiln_vkfft_append_direct(KilnVkfft* p, VkCommandBuffer cmd, int inverse, uint64_t in_offset,
+                             uint64_t work_offset) {
+    VkFFTLaunchParams l;
+    memset(&l, 0, sizeof l);
+    l.commandBuffer = &cmd;
+    /* The same pointers every call (see kiln_vkfft_create): the plan's
+       buffers never change, only the offsets, which VkFFT pushes. */
+    l.buffer = &p->work;
+    l.inputBuffer = &p->in;
+    l.bufferOffset = work_offset;
+    l.inputBufferOffset = in_offset;
     return (int)VkFFTAppend(&p->app, inverse ? 1 : -1, &l);
 }
 

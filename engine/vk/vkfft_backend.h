@@ -24,6 +24,14 @@ typedef struct {
     VkFence fence;
     VkBuffer work;
     uint64_t work_offset, work_bytes;
+    /* Out of place (direct != 0): the transform reads `in` (dense: real rows
+       of sizes[0] for a real transform, else complex) and writes `work`
+       (dense complex rows of complex_row), both whole buffers of
+       `in_bytes` and `work_bytes`, the arrays' offsets given per append;
+       `normalize` divides the inverse by the transform's element count. */
+    int direct, normalize;
+    VkBuffer in;
+    uint64_t in_bytes;
 } KilnVkfftDesc;
 
 /* Makes a plan (compiles its kernels, uploads its tables on the queue);
@@ -31,6 +39,10 @@ typedef struct {
 int kiln_vkfft_create(const KilnVkfftDesc* desc, KilnVkfft** plan);
 /* Records the in-place transform of the work buffer; returns VkFFTResult. */
 int kiln_vkfft_append(KilnVkfft* plan, VkCommandBuffer cmd, int inverse);
+/* A direct plan's transform of `in` at in_offset into `work` at
+   work_offset (bytes); returns VkFFTResult. */
+int kiln_vkfft_append_direct(KilnVkfft* plan, VkCommandBuffer cmd, int inverse, uint64_t in_offset,
+                             uint64_t work_offset);
 void kiln_vkfft_destroy(KilnVkfft* plan);
 
 #ifdef __cplusplus
