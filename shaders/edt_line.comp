@@ -20,9 +20,11 @@
 // 2^24 and offsets below 2^11), so the result equals edt_pass's exhaustive
 // minimum bit for bit; with other sampling a site chosen in float64 and its
 // neighbours are evaluated in D, as edt_pass evaluates every candidate.
-// Blocks of short lines (len <= SEARCH_MAX_LEN) first try an outward search
-// (search_block), and run the envelope only where an element of the block
-// is farther than SEARCH_STEPS from its nearest site.
+// Blocks of short lines (len <= SEARCH_MAX_LEN) settle what they can
+// without the envelope (search_block): a line of at most SITE_LIST sites
+// by trying each, a denser one by an outward search; the envelope runs only
+// where an element of a dense line is farther than SEARCH_STEPS from its
+// nearest site.
 // Several lines per workgroup keep short lines (a volume's 256) from paying
 // a workgroup's merge rounds and barriers each, and make the loads and stores
 // of lines strided in memory coalesce: the G lines of a block are
@@ -49,6 +51,7 @@ shared uint s_link[MAX_LEN];   // prev | next << 16
 shared uint s_owner[MAX_LEN];  // the envelope site nearest each element
 shared uint s_ends[gl_WorkGroupSize.x];  // per group of bands: head | tail << 16
 shared uint s_todo[MAX_LEN / 32];  // block elements the search left to the envelope (bits)
+shared uint s_count[gl_WorkGroupSize.x];  // sites per line of the block (search)
 shared bool s_hard;                // the block has some
 
 double s2;  // the axis' spacing squared
@@ -123,15 +126,17 @@ bool integral_sites() {
 #endif
 }
 
-// Lines this short (G >= 8 per block) try an outward search before the
-// envelope: each element tries the sites at distance 1, 2, ... on both sides
-// and stops once the offset alone reaches its best, so it costs its own
-// distance in shared memory with no serial chains or merge rounds (H100,
-// 256^3 blobs: 0.26 ms a pass, against 0.6 ms through the envelope). An
-// element still searching after SEARCH_STEPS leaves itself to the envelope,
-// which the block then runs: a sparse mask (distances up to the side) costs
-// the envelope plus SEARCH_STEPS, not the side, per element.
-const uint SEARCH_MAX_LEN = 256, SEARCH_STEPS = 24;
+// Lines this short (G >= 8 per block) try to settle every element before
+// the envelope. A line of at most SITE_LIST sites lists them (in s_link,
+// which the envelope rewrites whole) and each element takes the least of
+// their parabolas: a sparse mask's lines cost a few sites per element. A
+// denser line searches outward from each element: sites at distance 1, 2,
+// ... on both sides, stopping once the offset alone reaches the best, so an
+// element costs its own distance, in shared memory with no merge rounds
+// (H100, 256^3 blobs: 0.26 ms a pass, against 0.6 ms through the envelope).
+// An element still searching after SEARCH_STEPS is left to the envelope,
+// which its block then runs.
+const uint SEARCH_MAX_LEN = 256, SEARCH_STEPS = 24, SITE_LIST = 32;
 
 // Where line `line` starts in the array (its element l at base + l stride).
 uint line_base(uint line, uint stride, uint len) { return (line / stride) * len * stride + line % stride; }
@@ -142,17 +147,23 @@ uvec2 block_place(uint e, uint stride, uint len, uint G) {
     return stride == 1 ? uvec2(e / len, e % len) : uvec2(e % G, e / G);
 }
 
-// The search over a block of G lines in s_f: every element it settles is
-// written (the minimum of edt_pass's sums, so the same value); the others
-// are marked in s_todo, and s_hard set.
+// The search over a block of G lines in s_f (their site lists made): every
+// element it settles is written (the minimum of edt_pass's sums, so the same
+// value); the others are marked in s_todo, and s_hard set.
 void search_block(uint first, uint lines, uint stride, uint len, uint G) {
     for (uint e = gl_LocalInvocationID.x; e < G * len; e += gl_WorkGroupSize.x) {
         const uvec2 gl = block_place(e, stride, len, G);
-        const uint line = first + gl.x, x = gl.y, b = gl.x * len;
+        const uint line = first + gl.x, x = gl.y, b = gl.x * len, sites = s_count[gl.x];
         if (line >= lines) continue;
         D best = s_f[b + x];
-        bool settled = false;
-        for (uint k = 1; k <= SEARCH_STEPS; ++k) {
+        bool settled = sites <= SITE_LIST;
+        if (settled)  // every site of the line (none: +inf stays)
+            for (uint q = 0; q < sites; ++q) {
+                const uint j = s_link[b + q];
+                precise D c = offset_sq(p.axis, x > j ? x - j : j - x) + s_f[b + j];
+                best = min(best, c);
+            }
+        for (uint k = 1; k <= SEARCH_STEPS && !settled; ++k) {
             const D o = offset_sq(p.axis, k);
             if (o >= best || k >= len) {  // every later site is at least this far
                 settled = true;
@@ -191,12 +202,22 @@ void main() {
     for (uint first = gl_WorkGroupID.x * G; first < lines; first += gl_NumWorkGroups.x * G) {
         if (t == 0) s_hard = false;
         for (uint k = t; k < MAX_LEN / 32; k += nt) s_todo[k] = 0;
+        for (uint k = t; k < G; k += nt) s_count[k] = 0;
         for (uint e = t; e < G * len; e += nt) {
             const uvec2 gl = block_place(e, stride, len, G);
             s_f[gl.x * len + gl.y] = first + gl.x < lines ? src[line_base(first + gl.x, stride, len) + gl.y * stride] : D_INF;
         }
         barrier();
         if (search) {
+            // The lines' site lists (positions in any order; a line of more
+            // than SITE_LIST sites keeps only its count).
+            for (uint e = t; e < G * len; e += nt) {
+                const uvec2 gl = block_place(e, stride, len, G);
+                if (isinf(s_f[gl.x * len + gl.y])) continue;
+                const uint q = atomicAdd(s_count[gl.x], 1u);
+                if (q < SITE_LIST) s_link[gl.x * len + q] = gl.y;
+            }
+            barrier();
             search_block(first, lines, stride, len, G);
             barrier();
             const bool hard = s_hard;

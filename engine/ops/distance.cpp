@@ -26,14 +26,16 @@
 // (20 KB of shared memory each: 8 per H100 SM by threads, ~2 waves over 132
 // SMs). The merge rounds are short for any mask: a band's envelope holds at
 // most its 8 sites, and a merge pops only what the union hides.
-// Blocks of lines of at most 256 (G >= 8) first try an outward search in
-// shared memory (edt_line's search_block): an element tries sites at
-// distance 1, 2, ... and stops where the offset alone reaches its best, so
-// it costs its own distance, with no merge rounds or dependent chains. One still
-// searching after 24 steps is left to the envelope, which its block then
-// runs: on the H100 a 256^3 volume of blobs (W61) takes 0.26 ms a pass
-// instead of the envelope's 0.6, and a sparse mask (W64) pays the envelope
-// plus 24 steps, where a search to the end cost up to 4.8 ms a pass.
+// Blocks of lines of at most 256 (G >= 8) first try to settle every element
+// in shared memory (edt_line's search_block): a line of at most 32 sites
+// tries each of them per element (a sparse mask's lines); a denser one
+// searches outward from each element, sites at distance 1, 2, ..., and stops
+// where the offset alone reaches its best, so an element costs its own
+// distance, with no merge rounds or dependent chains. One still searching
+// after 24 steps is left to the envelope, which its block then runs. On the
+// H100 a 256^3 volume of blobs (W61) took 0.26 ms a pass through the search
+// against 0.6 through the envelope; a search to the end of the line cost a
+// sparse mask (W64) up to 4.8 ms a pass, hence the site lists and the cap.
 // Longer lines keep the envelope alone. (The element-wise search in global
 // memory, edt_pass, remains for lines longer than shared memory holds.)
 #include <algorithm>

@@ -159,3 +159,27 @@ TEST_CASE("distance_transform_edt with a few zeros far apart: the later passes' 
                             cpu::distance_transform_edt(m, sampling, DType::float64), 0, 0);
     }
 }
+
+TEST_CASE("distance_transform_edt with dense lines far from their zeros: the envelope after the search",
+          "[ops][distance]") {
+    Context ctx = test::context();
+    // Zeros on the plane z = 0 alone: after the first pass every element is
+    // a site (more than a short line lists), and an element's nearest site
+    // lies z away, beyond the outward search's steps for z > 24: blocks of
+    // lines settled by the search, by the envelope, and mixed.
+    for (const Shape& shape : {Shape{40, 50, 60}, Shape{70, 33, 9}}) {
+        INFO(shape.str());
+        HostArray m(shape, DType::uint8);
+        auto v = m.as<uint8_t>();
+        for (size_t i = 0; i < v.size(); ++i) v[i] = i < shape[1] * shape[2] ? 0 : 1;
+        // and a few zeros inside, so that some lines mix near and far sites
+        v[(30 * shape[1] + 7) * shape[2] + 3] = 0;
+        v[(35 * shape[1] + 20) * shape[2] + 5] = 0;
+        const Array input = Array::from_host(ctx, m);
+        test::require_close(distance_transform_edt(input).to_host(), cpu::distance_transform_edt(m), 0, 0);
+        test::require_close(distance_transform_edt(input, {}, DType::float64).to_host(),
+                            cpu::distance_transform_edt(m, {}, DType::float64), 0, 0);
+        test::require_close(distance_transform_edt(input, {0.6, 1.5, 0.7}, DType::float64).to_host(),
+                            cpu::distance_transform_edt(m, {0.6, 1.5, 0.7}, DType::float64), 0, 0);
+    }
+}
