@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-//! variants: float32 int8 uint8 int16 uint16 int32 uint32
+//! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
 // scipy.ndimage.rank_filter of a (Z, Y, X) array (C order): out[z, y, x] is
 // the element of sorted index K among in[z + dz, y + dy, x + dx] over the
 // footprint's offsets, positions outside mapped as the mode says (the
@@ -32,7 +32,9 @@
 // the largest c with #{keys < c} <= K, found one bit per pass with one
 // count over the window; the PX outputs of an invocation share each row's
 // loads. A pass per key bit below those every key of the tile shares (at
-// most 8, 16 or 32 by dtype).
+// most 8, 16, 32 or 64 by dtype).
+// Keys are uint, or uint64_t for float64 (shaderInt64: the host refuses
+// float64 without it); the tile then takes twice the shared memory.
 #include "dtype.glsl"
 #include "grid.glsl"
 
@@ -48,12 +50,23 @@ layout(constant_id = 11) const uint MASK0 = 0;  // NET, not a box: membership of
 layout(constant_id = 12) const uint MASK1 = 0;  // and 32-63
 layout(constant_id = 13) const uint COUNT = 1;  // the footprint's elements
 
-// Elements as stored: the bits of 32-bit ones, 8- and 16-bit ones as T.
-#if defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
+// Elements as stored: the bits of 32- and 64-bit ones, 8- and 16-bit ones
+// as T; KEY, the order-preserving key they are compared as.
+#if defined(KILN_DTYPE_float64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define RAW uint64_t
+#define KEY uint64_t
+#define KEY_BITS 64
+#elif defined(KILN_DTYPE_float32) || defined(KILN_DTYPE_int32) || defined(KILN_DTYPE_uint32)
 #define RAW uint
 #else
 #define RAW T
 #endif
+#if !defined(KEY)
+#define KEY uint
+#define KEY_BITS 32
+#endif
+const KEY KEY_ONES = ~KEY(0);
 
 layout(std430, binding = 0) readonly buffer In { RAW src[]; };
 layout(std430, binding = 1) writeonly buffer Out { RAW dst[]; };
@@ -62,10 +75,10 @@ layout(std430, binding = 1) writeonly buffer Out { RAW dst[]; };
 // host writes them as it writes weights).
 layout(std430, binding = 2) readonly buffer Mask { float mask[]; };
 layout(push_constant) uniform P {
+    uvec2 cval_key;  // the key of cval converted to T (low, high word)
     uint Z, Y, X;
     int oz, oy, ox;
-    uint mode;      // 0 constant, 1 reflect, 2 nearest, 3 mirror, 4 wrap
-    uint cval_key;  // the key of cval converted to T
+    uint mode;       // 0 constant, 1 reflect, 2 nearest, 3 mirror, 4 wrap
 } p;
 
 const uint P2 = 1u << LOG2_P2;
@@ -80,14 +93,16 @@ const uint S0 = (SW + PX - 1) / PX;
 // to PX runs, fall in disjoint banks.
 const uint S = S0 + (32 / PX + 32 - S0 % 32) % 32;
 const uint ROW = PX * S;
-shared uint tile[KD * SH * ROW];
-shared uint tile_and, tile_or;  // of the tile's keys (NET = 0)
+shared KEY tile[KD * SH * ROW];
+shared uint tile_and[2], tile_or[2];  // of the tile's keys, low and high words (NET = 0)
 const uint MW = (KW + 15) / 16;
 
 #include "boundary.glsl"
 
-uint key_of(RAW r) {
-#if defined(KILN_DTYPE_float32)
+KEY key_of(RAW r) {
+#if defined(KILN_DTYPE_float64)
+    return (r >> 63) != 0 ? ~r : r | (uint64_t(1) << 63);
+#elif defined(KILN_DTYPE_float32)
     // Sign-magnitude to two's order: negatives reversed below positives.
     return (r & 0x80000000u) != 0u ? ~r : r | 0x80000000u;
 #elif defined(KILN_DTYPE_int32)
@@ -101,8 +116,10 @@ uint key_of(RAW r) {
 #endif
 }
 
-RAW raw_of(uint k) {
-#if defined(KILN_DTYPE_float32)
+RAW raw_of(KEY k) {
+#if defined(KILN_DTYPE_float64)
+    return (k >> 63) != 0 ? k & ~(uint64_t(1) << 63) : ~k;
+#elif defined(KILN_DTYPE_float32)
     return (k & 0x80000000u) != 0u ? k & 0x7fffffffu : ~k;
 #elif defined(KILN_DTYPE_int32)
     return k ^ 0x80000000u;
@@ -126,15 +143,15 @@ bool member(uint i) {
 
 #include "rank_network.glsl"
 
-uint select_net(uint tx, uint ty, uint o) {
-    uint v[64];  // as sort_network takes them; those past P2 are never touched
+KEY select_net(uint tx, uint ty, uint o) {
+    KEY v[64];  // as sort_network takes them; those past P2 are never touched
     uint n = 0;
     [[unroll]] for (uint dz = 0; dz < KD; ++dz)
         [[unroll]] for (uint dy = 0; dy < KH; ++dy)
             [[unroll]] for (uint dx = 0; dx < KW; ++dx)
                 if (member((dz * KH + dy) * KW + dx))
                     v[n++] = tile[shared_at(dz, ty + dy, tx * PX + o + dx)];
-    [[unroll]] for (uint i = n; i < P2; ++i) v[i] = 0xffffffffu;
+    [[unroll]] for (uint i = n; i < P2; ++i) v[i] = KEY_ONES;
     if (COUNT == 9 && K == 4)
         median9_network(v);
     else
@@ -144,19 +161,34 @@ uint select_net(uint tx, uint ty, uint o) {
 
 // The bits the tile's keys (halo and cval included) all share are those
 // of every answer: the bisection starts below them.
-void select_bisect(uint tx, uint ty, out uint prefix[PX]) {
-    const int top = findMSB(tile_and ^ tile_or);
-    const uint high = top >= 31 ? 0u : ~0u << uint(top + 1);
-    [[unroll]] for (uint o = 0; o < PX; ++o) prefix[o] = tile_and & high;
+// A key from its low and high words (the high one unused for 32-bit keys).
+KEY key_from(uint lo, uint hi) {
+#if KEY_BITS == 64
+    return uint64_t(hi) << 32 | uint64_t(lo);
+#else
+    return lo;
+#endif
+}
+
+void select_bisect(uint tx, uint ty, out KEY prefix[PX]) {
+#if KEY_BITS == 64
+    const int top = tile_and[1] != tile_or[1] ? 32 + findMSB(tile_and[1] ^ tile_or[1])
+                                              : findMSB(tile_and[0] ^ tile_or[0]);
+#else
+    const int top = findMSB(tile_and[0] ^ tile_or[0]);
+#endif
+    const KEY high = top >= KEY_BITS - 1 ? KEY(0) : KEY_ONES << uint(top + 1);
+    [[unroll]] for (uint o = 0; o < PX; ++o) prefix[o] = key_from(tile_and[0], tile_and[1]) & high;
     [[dont_unroll]] for (int b = top; b >= 0; --b) {
-        uint cand[PX], count[PX];
+        KEY cand[PX];
+        uint count[PX];
         [[unroll]] for (uint o = 0; o < PX; ++o) {
-            cand[o] = prefix[o] | (1u << b);
+            cand[o] = prefix[o] | (KEY(1) << uint(b));
             count[o] = 0;
         }
         for (uint dz = 0; dz < KD; ++dz)
             for (uint dy = 0; dy < KH; ++dy) {
-                uint w[PX + KW - 1];
+                KEY w[PX + KW - 1];
                 [[unroll]] for (uint q = 0; q < PX + KW - 1; ++q)
                     w[q] = tile[shared_at(dz, ty + dy, tx * PX + q)];
                 const uint mrow = (dz * KH + dy) * MW;
@@ -179,27 +211,32 @@ void main() {
         const int y0 = int(tile_y * TH), x0 = int(tile_x * TW);
         // The tile and its halo, as keys; consecutive invocations load
         // consecutive columns.
-        if (NET == 0 && tid == 0) {
-            tile_and = ~0u;
-            tile_or = 0u;
+        if (NET == 0 && tid < 2) {
+            tile_and[tid] = ~0u;
+            tile_or[tid] = 0u;
         }
         if (NET == 0) barrier();
-        uint all_and = ~0u, all_or = 0u;
+        KEY all_and = KEY_ONES, all_or = KEY(0);
+        const KEY cval_key = key_from(p.cval_key.x, p.cval_key.y);
         for (uint e = tid; e < KD * SH * SW; e += threads) {
             const uint c = e % SW, r = (e / SW) % SH, pl = e / (SW * SH);
             const int iz = ext_index(int(z) + p.oz + int(pl), int(p.Z), p.mode);
             const int iy = ext_index(y0 + p.oy + int(r), int(p.Y), p.mode);
             const int ix = ext_index(x0 + p.ox + int(c), int(p.X), p.mode);
-            const uint key = iz < 0 || iy < 0 || ix < 0
-                                 ? p.cval_key
-                                 : key_of(src[(uint(iz) * p.Y + uint(iy)) * p.X + uint(ix)]);
+            const KEY key = iz < 0 || iy < 0 || ix < 0
+                                ? cval_key
+                                : key_of(src[(uint(iz) * p.Y + uint(iy)) * p.X + uint(ix)]);
             tile[shared_at(pl, r, c)] = key;
             all_and &= key;
             all_or |= key;
         }
         if (NET == 0) {
-            atomicAnd(tile_and, all_and);
-            atomicOr(tile_or, all_or);
+            atomicAnd(tile_and[0], uint(all_and));
+            atomicOr(tile_or[0], uint(all_or));
+#if KEY_BITS == 64
+            atomicAnd(tile_and[1], uint(all_and >> 32));
+            atomicOr(tile_or[1], uint(all_or >> 32));
+#endif
         }
         barrier();
         const uint y = uint(y0) + ty;
@@ -209,7 +246,7 @@ void main() {
                 [[dont_unroll]] for (uint o = 0; o < PX; ++o)
                     if (uint(x0) + tx * PX + o < p.X) dst[at + o] = raw_of(select_net(tx, ty, o));
             } else {
-                uint keys[PX];
+                KEY keys[PX];
                 select_bisect(tx, ty, keys);
                 [[unroll]] for (uint o = 0; o < PX; ++o)
                     if (uint(x0) + tx * PX + o < p.X) dst[at + o] = raw_of(keys[o]);

@@ -41,11 +41,12 @@ namespace kiln {
 namespace {
 
 struct RankPush {
+    uint32_t cval_key[2];  // low, high word
     uint32_t Z, Y, X;
     int32_t oz, oy, ox;
     uint32_t mode;
-    uint32_t cval_key;
 };
+static_assert(sizeof(RankPush) == 36);
 
 // Footprints of up to this many elements (whose box holds no more) are
 // sorted by a network.
@@ -54,9 +55,14 @@ constexpr uint32_t shared_cap = 48 * 1024;
 
 // The key rank_filter.comp orders elements by, of cval converted to t as
 // kernels take scalars (floats rounded, integers truncated and clamped).
-uint32_t cval_key(double cval, DType t) {
-    const uint32_t r = ops::scalar_bits(cval, t)[0];
+uint64_t cval_key(double cval, DType t) {
+    const auto bits = ops::scalar_bits(cval, t);
+    const uint32_t r = bits[0];
     switch (t) {
+        case DType::float64: {
+            const uint64_t b = uint64_t(bits[1]) << 32 | bits[0];
+            return (b >> 63) != 0 ? ~b : b | uint64_t(1) << 63;
+        }
         case DType::float32:
             return (r & 0x80000000u) != 0 ? ~r : r | 0x80000000u;
         case DType::int8:
@@ -85,8 +91,10 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
                   double cval) {
     if (!input) throw InvalidArgument("rank_filter: the input is a null Array");
     const DType t = input.dtype();
-    if (t == DType::float64)
-        throw Unsupported("rank_filter: float64 input is not supported; float32 and the integer dtypes are");
+    if (t == DType::float64 && !(ops::services(input).info().int64 && ops::services(input).info().float64))
+        throw Unsupported("rank_filter: float64 input needs a device with shaderInt64 and shaderFloat64 (64-bit "
+                          "keys), which '" + ops::services(input).info().name +
+                          "' lacks; cast to float32, or the integer dtypes");
     const auto offsets = footprint.offsets(input.ndim());
     const size_t n = offsets.size();
     const uint32_t k = uint32_t(resolve_rank(rank, n, "rank_filter"));
@@ -122,7 +130,7 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
     auto shared_bytes = [&](const std::array<uint32_t, 3>& l) {
         const uint64_t sw = uint64_t(l[0]) * px + kw - 1, s0 = (sw + px - 1) / px,
                        s = s0 + (32 / px + 32 - s0 % 32) % 32;  // as rank_filter.comp
-        return uint64_t(kd) * (l[1] + kh - 1) * px * s * 4;
+        return uint64_t(kd) * (l[1] + kh - 1) * px * s * (t == DType::float64 ? 8 : 4);  // keys
     };
     uint32_t ly = 8;
     while (ly > 1 && shared_bytes({32, ly, 1}) > budget) ly /= 2;
@@ -144,7 +152,8 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
     p.Z = uint32_t(shape.z()), p.Y = uint32_t(shape.y()), p.X = uint32_t(shape.x());
     p.oz = corner[0], p.oy = corner[1], p.ox = corner[2];
     p.mode = uint32_t(ops::conv::ext_of(mode));
-    p.cval_key = cval_key(cval, t);
+    const uint64_t ck = cval_key(cval, t);
+    p.cval_key[0] = uint32_t(ck), p.cval_key[1] = uint32_t(ck >> 32);
     d.read(input).write(out).read(mask);
     for (uint32_t v : {kd, kh, kw, px, k, uint32_t(net), log2_p2, uint32_t(box), mask_lo, mask_hi,
                        uint32_t(n)})
@@ -193,7 +202,7 @@ Footprint footprint_of(const OpArgs& x, const Array& input) {
 }
 
 std::vector<ArgSpec> rank_args(std::vector<ArgSpec> extra) {
-    std::vector<ArgSpec> args{{"input", ArgKind::array, "Input array file (1-, 2- or 3-D; not float64)"}};
+    std::vector<ArgSpec> args{{"input", ArgKind::array, "Input array file (1-, 2- or 3-D)"}};
     args.insert(args.end(), extra.begin(), extra.end());
     const std::vector<ArgSpec> common{
         {"size", ArgKind::integers, "Box sizes, one per axis (z, y, x) or one for all, e.g. --size 5 5", "", true,

@@ -116,7 +116,7 @@ def test_difference_of_gaussians(img, vol):
 
 # --- rank filters ---------------------------------------------------------
 
-RANK_DTYPES = [np.float32, np.uint8, np.int16]
+RANK_DTYPES = [np.float32, np.uint8, np.int16, np.float64]
 
 
 def typed(rng, shape, dtype):
@@ -144,6 +144,19 @@ def test_rank_filters(dtype, rng):
 def test_rank_filters_3d(vol):
     same(kiln.median_filter(vol, size=3), ndi.median_filter(vol, size=3))
     same(kiln.rank_filter(vol, 5, size=(3, 1, 3)), ndi.rank_filter(vol, 5, size=(3, 1, 3)))
+
+
+def test_rank_filters_float64_large_footprints(rng):
+    # NumPy's default float through 64-bit keys: the bisection (a 15x15 box,
+    # a 9x9 disc) as well as the networks, infinities included.
+    x = rng.standard_normal((40, 45))
+    x[3, 4], x[20, 30] = np.inf, -np.inf
+    disc = np.hypot(*np.mgrid[-4:5, -4:5]) <= 4
+    same(kiln.median_filter(x, size=15), ndi.median_filter(x, size=15))
+    same(kiln.percentile_filter(x, 90, footprint=disc, mode="constant", cval=0.5),
+         ndi.percentile_filter(x, 90, footprint=disc, mode="constant", cval=0.5))
+    v = rng.standard_normal((7, 8, 9))
+    same(kiln.median_filter(v, size=3), ndi.median_filter(v, size=3))
 
 
 def test_uniform_filter(img, vol, rng):

@@ -14,7 +14,7 @@
 namespace kiln {
 
 /// scipy.ndimage.rank_filter(input, rank, footprint=..., mode, cval, origin)
-/// of a 1-, 2- or 3-D array of any dtype but float64: each output is the
+/// of a 1-, 2- or 3-D array of any dtype: each output is the
 /// element of sorted index `rank` among the input's elements under the
 /// footprint (its origin applied; a footprint of fewer dimensions than the
 /// array applies to its last axes), positions outside the array as `mode`
@@ -28,7 +28,8 @@ namespace kiln {
 /// sign), NaN after +inf (-NaN before -inf). Throws InvalidArgument for a null
 /// input, a rank outside [-n, n) for a footprint of n elements, or a
 /// footprint that does not fit the array (Footprint::offsets); Unsupported
-/// for float64.
+/// for float64 on a device without shaderInt64 (its 64-bit keys), or for a
+/// footprint box needing more shared memory than the device has.
 Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint,
                   NdMode mode = NdMode::reflect, double cval = 0);
 
