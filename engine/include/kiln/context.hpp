@@ -48,7 +48,10 @@ struct ContextOptions {
     /// spans kept (each); older ones are dropped, while every kernel's
     /// count, min, max, mean, std and total still cover all runs (Profile).
     size_t profile_capacity = 65536;
-    /// Memory is taken from Vulkan in blocks of this size and sub-allocated.
+    /// Memory is taken from Vulkan in blocks of this size and sub-allocated
+    /// (at most the device's maxMemoryAllocationSize and maxStorageBufferRange,
+    /// so that a block binds whole; an array larger than half a block gets
+    /// one of its own).
     uint64_t block_size = 256ull << 20;
     /// Size of the host-visible staging ring used for transfers.
     uint64_t staging_size = 64ull << 20;
