@@ -71,7 +71,10 @@ public:
     bool record_direct(detail::OpServices& ctx, const Array& in, const Array& out, bool inverse,
                        bool normalize) override {
         const auto bi = ctx.block_of(in), bo = ctx.block_of(out);
-        if (!bi || !bo) return false;
+        // VkFFT binds each block whole: a block of its own past what a
+        // descriptor may bind stays on the copy path (which refuses it).
+        const uint64_t most = ctx.info().max_storage_buffer_range;
+        if (!bi || !bo || bi->block_bytes > most || bo->block_bytes > most) return false;
         const std::shared_ptr<vk::VkFftApp> app = direct_app(ctx, *bi, *bo, normalize);
         detail::External e;
         e.name = std::string(inverse ? "vkfft_inverse" : "vkfft_forward");
