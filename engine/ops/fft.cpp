@@ -117,7 +117,6 @@ Array transform(const Array& a, size_t k, const std::vector<int64_t>& s, Kind ki
     detail::OpServices& services = ops::services(a);
     auto lock = services.lock();  // the plan's work buffer: filled, transformed, emptied in one sequence
     std::shared_ptr<ops::FftPlan> plan = ops::fft_plan(ctx, l.g);
-    const Array work = plan->work(ctx);
     const DType out_t = kind == Kind::c2r ? (f64 ? DType::float64 : DType::float32)
                                           : (f64 ? DType::complex128 : DType::complex64);
     Array out = Array::empty(ctx, l.out_shape, out_t);
@@ -133,8 +132,8 @@ Array transform(const Array& a, size_t k, const std::vector<int64_t>& s, Kind ki
         services.place(out);
         if (plan->record_direct(services, a, out, inverse, normalize)) return out;
     }
-    FftBox in_box = ops::box_of(a);
-    ops::complex_copy(a, in_box, work, l.work_in, 1.0);
+    const Array work = plan->work(ctx);
+    ops::complex_copy(a, ops::box_of(a), work, l.work_in, 1.0);
     plan->record(services, inverse);
     ops::complex_copy(work, l.work_out, out, ops::box_of(out), scale);
     return out;

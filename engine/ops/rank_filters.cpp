@@ -91,10 +91,10 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
                   double cval) {
     if (!input) throw InvalidArgument("rank_filter: the input is a null Array");
     const DType t = input.dtype();
-    if (t == DType::float64 && !(ops::services(input).info().int64 && ops::services(input).info().float64))
+    detail::OpServices& ctx = ops::services(input);
+    if (t == DType::float64 && !(ctx.info().int64 && ctx.info().float64))
         throw Unsupported("rank_filter: float64 input needs a device with shaderInt64 and shaderFloat64 (64-bit "
-                          "keys), which '" + ops::services(input).info().name +
-                          "' lacks; cast to float32, or the integer dtypes");
+                          "keys), which '" + ctx.info().name + "' lacks; cast to float32, or the integer dtypes");
     const auto offsets = footprint.offsets(input.ndim());
     const size_t n = offsets.size();
     const uint32_t k = uint32_t(resolve_rank(rank, n, "rank_filter"));
@@ -124,7 +124,6 @@ Array rank_filter(const Array& input, int64_t rank, const Footprint& footprint, 
         for (size_t i = 0; i < volume; ++i)
             if (footprint.mask[i]) (i < 32 ? mask_lo : mask_hi) |= 1u << (i % 32);
 
-    detail::OpServices& ctx = ops::services(input);
     const uint32_t px = net ? 2 : 4;
     const uint32_t budget = std::min(ctx.info().max_shared_memory, shared_cap);
     auto shared_bytes = [&](const std::array<uint32_t, 3>& l) {
