@@ -454,12 +454,12 @@ def main():
         kiln = json.load(open(tmp))
         # The bandwidths the floors divide by, measured on this card now.
         have = {r["id"] for r in kiln["results"]}
-        for rid in ("copy", "push-p", "pull-p"):
-            if rid not in have:
-                sub = tmp + "." + rid + ".json"
-                subprocess.run([args.kiln_bench, "--size", args.size, "--repeat", str(args.repeat), "--json", sub,
-                                "--filter", rid], check=False)
-                kiln["results"] += [r for r in json.load(open(sub))["results"] if r["id"] == rid]
+        missing = [rid for rid in ("copy", "push-p", "pull-p") if rid not in have]
+        if missing:
+            sub = tmp + ".bandwidth.json"
+            subprocess.run([args.kiln_bench, "--size", args.size, "--repeat", str(args.repeat), "--json", sub]
+                           + [a for rid in missing for a in ("--id", rid)], check=False)
+            kiln["results"] += [r for r in json.load(open(sub))["results"] if r["id"] in missing]
     kres = {r["id"]: r for r in kiln["results"]}
 
     sky_path = "/tmp/kiln-sky.npy"

@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
     app.add_option("--repeat", repeats, "Timed repetitions per workload (after warm-up)")->capture_default_str();
     app.add_option("--json", json_path, "Write the results as JSON to this file");
     app.add_option("--filter", filter, "Run only workloads whose id, name or family contains this text");
+    std::vector<std::string> only;
+    app.add_option("--id", only, "Run only the workloads of exactly these ids (repeatable; with --filter, both apply)");
     app.add_option("--device", device, "Device index or part of its name");
     app.add_flag("--list", list, "List the workloads and exit");
     double hold = 400;
@@ -175,6 +177,7 @@ int main(int argc, char** argv) {
             if (!filter.empty() && w.id.find(filter) == std::string::npos &&
                 w.name.find(filter) == std::string::npos && w.family.find(filter) == std::string::npos)
                 continue;
+            if (!only.empty() && std::find(only.begin(), only.end(), w.id) == only.end()) continue;
             Result r;
             try {
                 r = w.run(ctx, size, repeats);

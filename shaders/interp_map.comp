@@ -77,20 +77,12 @@ double coordinate(int a, int o[3], uint i) {
     return c;
 }
 
-void main() {
+// One output: o its index (where SOURCE < 2 or an axis passes through), i
+// its offset.
+void interpolate(int o[3], uint i) {
     const R cval = R(packDouble2x32(p.cval));
     const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
-    FOR_EACH_ELEMENT(i, p.count) {
-        // The output's index (a coordinates array needs it only where an
-        // axis passes through).
-        int o[3] = int[3](0, 0, 0);
-        if (SOURCE < 2 || (p.flags & 7u) != 0) {
-            uint rest = i;
-            [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
-                o[a] = int(rest % p.on[a]);
-                rest /= p.on[a];
-            }
-        }
+    {
         // Per slot (z, y, x; the missing leading ones a single tap): tap
         // offsets, weights, and grid-constant's taps beyond the edges.
         uint off[3][4];
@@ -150,7 +142,7 @@ void main() {
         }
         if (constant) {
             dst[i] = cval;
-            continue;
+            return;
         }
         const int T0 = NDIM > 2 ? TAPS : 1, T1 = NDIM > 1 ? TAPS : 1;
         R t = R(0);
@@ -169,5 +161,40 @@ void main() {
             t += w[0][j0] * ty;
         }
         dst[i] = t;
+    }
+}
+
+void main() {
+    if (SOURCE < 2) {
+        // A mapping: rows of the last axis across workgroups y (+ 65535 z),
+        // so that the index costs no divisions per output (x strides past
+        // the device's workgroup count).
+        const uint last = p.on[NDIM - 1];
+        const uint row = gl_WorkGroupID.z * 65535u + gl_WorkGroupID.y;
+        int o[3] = int[3](0, 0, 0);
+        if (NDIM == 3) {
+            o[0] = int(row / p.on[1]);
+            o[1] = int(row % p.on[1]);
+        } else if (NDIM == 2) {
+            o[0] = int(row);
+        }
+        for (uint x = gl_GlobalInvocationID.x; x < last; x += gl_NumWorkGroups.x * gl_WorkGroupSize.x) {
+            o[NDIM - 1] = int(x);
+            interpolate(o, row * last + x);
+        }
+        return;
+    }
+    FOR_EACH_ELEMENT(i, p.count) {
+        // A coordinates array needs the output's index only where an axis
+        // passes through.
+        int o[3] = int[3](0, 0, 0);
+        if ((p.flags & 7u) != 0) {
+            uint rest = i;
+            [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
+                o[a] = int(rest % p.on[a]);
+                rest /= p.on[a];
+            }
+        }
+        interpolate(o, i);
     }
 }

@@ -197,7 +197,19 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     d.read(c.a).read(params).read(co ? co : c.a).write(out);
     p.flags |= in_buffer ? flag_prm_buffer : 0;
     for (int v : {ip.order, int(nd), source, code_of(ip.mode)}) d.spec(static_cast<uint32_t>(v));
-    d.push(p).stride_grid(out.size()).record();
+    d.push(p);
+    if (source < 2) {
+        // Rows of the last axis: workgroups y, then z past 65535 rows.
+        const uint64_t last = out_shape[out_shape.ndim() - 1], rows = out.size() / last;
+        const uint64_t wx = d.local()[0];
+        const uint64_t gx = std::min<uint64_t>(
+            {(last + wx - 1) / wx, ops::services(input).info().max_workgroup_count[0], 65535});
+        d.groups(static_cast<uint32_t>(gx), static_cast<uint32_t>(std::min<uint64_t>(rows, 65535)),
+                 static_cast<uint32_t>((rows + 65534) / 65535));
+    } else {
+        d.stride_grid(out.size());
+    }
+    d.record();
     return out;
 }
 
