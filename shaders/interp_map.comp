@@ -4,7 +4,8 @@
 //! variants: float32 float64 int8 uint8 int16 uint16 int32 uint32
 // B-spline interpolation of order ORDER (0, 1, 3) at mapped coordinates, as
 // scipy.ndimage's NI_ZoomShift and NI_GeometricTransform: one output per
-// invocation (grid-stride). Per axis the input coordinate comes from (SOURCE)
+// invocation (a mapping's rows of the last axis from workgroups y and z; a
+// coordinates array's outputs grid-stride). Per axis the input coordinate comes from (SOURCE)
 //   SOURCE 0: zoom/shift   c = o; c += shift; c = grid ? (c + 0.5) * zoom - 0.5 : c * zoom
 //   SOURCE 1: matrix       c = sum_l o[l] * m[a][l] + offset[a]
 //   SOURCE 2, 3: a coordinates array (float32, float64) of NDIM rows of count
@@ -171,6 +172,8 @@ void main() {
         // the device's workgroup count).
         const uint last = p.on[NDIM - 1];
         const uint row = gl_WorkGroupID.z * 65535u + gl_WorkGroupID.y;
+        if (row >= p.count / last) return;  // the last z's spare rows
+
         int o[3] = int[3](0, 0, 0);
         if (NDIM == 3) {
             o[0] = int(row / p.on[1]);

@@ -84,6 +84,28 @@ TEST_CASE("gpu transforms match the CPU reference on volumes", "[transforms]") {
     check(map_coordinates(v, Array::from_host(ctx, ci), ip).to_host(), cpu::map_coordinates(vol, ci, ip), 10, true);
 }
 
+TEST_CASE("gpu transforms of more rows than one grid dimension takes (65535)", "[transforms]") {
+    // Mappings take the rows of the last axis from workgroups y, then z:
+    // 70000 rows span two z slices, the second mostly spare.
+    Context ctx = test::context();
+    const HostArray vol = test::random(Shape{7, 100, 2}, DType::float32, 11, -10, 10);
+    const HostArray img = test::random(Shape{70000, 3}, DType::float32, 12, -10, 10);
+    const Interp linear{1, InterpMode::reflect, 0, true};
+    const HostArray want = cpu::zoom(vol, {10, 10, 1}, linear);
+    const Array in = Array::from_host(ctx, vol);
+    // A sentinel just past where the result goes: the spare rows must not
+    // write there (lavapipe drops writes beyond a binding; a GPU need not).
+    Array slot = Array::empty(ctx, want.shape, DType::float32);
+    const Array sentinel = Array::full(ctx, Shape{1 << 16}, 7.0f);
+    slot = Array{};
+    test::require_close(zoom(in, {10, 10, 1}, linear).to_host(), want, 2e-6, 1e-5);
+    const HostArray s = sentinel.to_host();
+    for (float v : s.as<float>()) REQUIRE(v == 7.0f);
+    poison(ctx, img);
+    test::require_close(shift(Array::from_host(ctx, img), {-2.5, 0.25}, linear).to_host(),
+                        cpu::shift(img, {-2.5, 0.25}, linear), 2e-6, 1e-5);
+}
+
 TEST_CASE("gpu transforms refuse bad arguments", "[transforms]") {
     Context ctx = test::context();
     const Array img = Array::zeros(ctx, Shape{5, 6});
