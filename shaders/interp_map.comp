@@ -45,12 +45,12 @@ layout(push_constant) uniform P {
 // coordinates array makes unneeded); the flags' branches are uniform.
 
 double param(int k) {
-    return (p.flags & (1u << 18)) != 0 ? prm_buffer[k] : p.prm[k];
+    return SOURCE == 1 && (p.flags & (1u << 18)) != 0 ? prm_buffer[k] : p.prm[k];
 }
 
 const int TAPS = ORDER + 1;
 
-double coordinate(int a, int o[3], uint i) {
+double coordinate(int a, ivec3 o, uint i) {
     precise double c;
     if (SOURCE == 0) {
         c = double(o[a]);
@@ -66,7 +66,8 @@ double coordinate(int a, int o[3], uint i) {
         }
     } else if (SOURCE == 1) {
         c = 0.0;
-        [[unroll]] for (int l = 0; l < NDIM; ++l) c += double(o[l]) * param(NDIM * a + l);
+        [[unroll]] for (int l = 0; l < 3; ++l)
+            if (l < NDIM) c += double(o[l]) * param(NDIM * a + l);
         c += param(NDIM * NDIM + a);
     } else if (SOURCE == 2) {
         c = double(uintBitsToFloat(co[uint(a) * p.count + i]));
@@ -78,91 +79,97 @@ double coordinate(int a, int o[3], uint i) {
     return c;
 }
 
-// One output: o its index (where SOURCE < 2 or an axis passes through), i
-// its offset.
-void interpolate(int o[3], uint i) {
-    const R cval = R(packDouble2x32(p.cval));
+// R4: four R (one slot's tap weights).
+#if defined(KILN_DTYPE_float64)
+#define R4 dvec4
+#else
+#define R4 vec4
+#endif
+
+// Axis a's taps at output index o (coordinates at i): offsets times
+// `stride`, weights, and grid-constant's taps beyond the edges; true where
+// the output is cval. Vectors, not arrays, so that the taps stay in
+// registers (arrays indexed by loop counters went to local memory).
+bool axis_taps(int a, ivec3 o, uint i, uint stride, out uvec4 off, out R4 w, out bvec4 outside) {
     const int SPLINE_MODE = (MODE == CONSTANT || MODE == WRAP) ? MIRROR : MODE;
-    {
-        // Per slot (z, y, x; the missing leading ones a single tap): tap
-        // offsets, weights, and grid-constant's taps beyond the edges.
-        uint off[3][4];
-        R w[3][4];
-        bool outside[3][4];
-        [[unroll]] for (int s = 0; s < 3; ++s)
-            [[unroll]] for (int k = 0; k < 4; ++k) {
-                off[s][k] = 0;
-                w[s][k] = R(k == 0 ? 1 : 0);
-                outside[s][k] = false;
-            }
-        bool constant = false;
-        uint stride = 1;
-        [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
-            const int s = 3 - NDIM + a, len = p.n[a];
-            if ((p.flags & (1u << a)) != 0) {
-                // Not interpolated: the index itself, weight 1.
-                [[unroll]] for (int k = 0; k < TAPS; ++k) off[s][k] = uint(o[a]) * stride;
-                stride *= uint(len);
-                continue;
-            }
-            double c = coordinate(a, o, i);
-            if (MODE != GRID_CONSTANT && MODE != NEAREST)
-                c = map_coord(c, double(len), MODE);
-            else
-                c = clamp(c, -1e9LF, 1e9LF);  // beyond, every tap is at the edge or outside alike
-            // NaN: cval (SciPy's casts of NaN are undefined).
-            if (!(c > -1.0 || MODE == GRID_CONSTANT || MODE == NEAREST) || isnan(c)) {
-                constant = true;
-                continue;
-            }
-            const double f = (ORDER & 1) != 0 ? floor(c) : floor(c + 0.5);
-            const int start = int(f) - ORDER / 2;
-            const bool edge = start < 0 || start + ORDER >= len;
-            [[unroll]] for (int k = 0; k < TAPS; ++k) {
-                int j = start + k;
-                if (MODE == GRID_CONSTANT) {
-                    outside[s][k] = j < 0 || j >= len;
-                    j = clamp(j, 0, len - 1);
-                } else if (edge) {
-                    j = int(map_coord(double(j), double(len), SPLINE_MODE));
-                }
-                off[s][k] = uint(j) * stride;
-            }
-            const R x = R(c - f);
-            if (ORDER == 1) {
-                w[s][0] = R(1) - x;
-                w[s][1] = R(1) - w[s][0];
-            } else if (ORDER == 3) {
-                const R y = x, z = R(1) - x;
-                w[s][1] = (y * y * (y - R(2)) * R(3) + R(4)) / R(6);
-                w[s][2] = (z * z * (z - R(2)) * R(3) + R(4)) / R(6);
-                w[s][0] = z * z * z / R(6);
-                w[s][3] = R(1) - w[s][0] - w[s][1] - w[s][2];
-            }
-            stride *= uint(len);
-        }
-        if (constant) {
-            dst[i] = cval;
-            return;
-        }
-        const int T0 = NDIM > 2 ? TAPS : 1, T1 = NDIM > 1 ? TAPS : 1;
-        R t = R(0);
-        [[unroll]] for (int j0 = 0; j0 < T0; ++j0) {
-            R ty = R(0);
-            [[unroll]] for (int j1 = 0; j1 < T1; ++j1) {
-                const uint row = off[0][j0] + off[1][j1];
-                const bool row_out = outside[0][j0] || outside[1][j1];
-                R tx = R(0);
-                [[unroll]] for (int j2 = 0; j2 < TAPS; ++j2) {
-                    const R v = (row_out || outside[2][j2]) ? cval : R(src[row + off[2][j2]]);
-                    tx += w[2][j2] * v;
-                }
-                ty += w[1][j1] * tx;
-            }
-            t += w[0][j0] * ty;
-        }
-        dst[i] = t;
+    const int len = p.n[a];
+    off = uvec4(0);
+    w = R4(1, 0, 0, 0);
+    outside = bvec4(false);
+    if ((p.flags & (1u << a)) != 0) {
+        // Not interpolated: the index itself, weight 1.
+        off = uvec4(uint(o[a]) * stride);
+        return false;
     }
+    double c = coordinate(a, o, i);
+    if (MODE != GRID_CONSTANT && MODE != NEAREST)
+        c = map_coord(c, double(len), MODE);
+    else
+        c = clamp(c, -1e9LF, 1e9LF);  // beyond, every tap is at the edge or outside alike
+    // NaN: cval (SciPy's casts of NaN are undefined).
+    if (!(c > -1.0 || MODE == GRID_CONSTANT || MODE == NEAREST) || isnan(c)) return true;
+    const double f = (ORDER & 1) != 0 ? floor(c) : floor(c + 0.5);
+    const int start = int(f) - ORDER / 2;
+    const bool edge = start < 0 || start + ORDER >= len;
+    [[unroll]] for (int k = 0; k < 4; ++k) {
+        if (k >= TAPS) break;
+        int j = start + k;
+        if (MODE == GRID_CONSTANT) {
+            outside[k] = j < 0 || j >= len;
+            j = clamp(j, 0, len - 1);
+        } else if (edge) {
+            j = int(map_coord(double(j), double(len), SPLINE_MODE));
+        }
+        off[k] = uint(j) * stride;
+    }
+    const R x = R(c - f);
+    if (ORDER == 1) {
+        w.x = R(1) - x;
+        w.y = R(1) - w.x;
+    } else if (ORDER == 3) {
+        const R y = x, z = R(1) - x;
+        w.y = (y * y * (y - R(2)) * R(3) + R(4)) / R(6);
+        w.z = (z * z * (z - R(2)) * R(3) + R(4)) / R(6);
+        w.x = z * z * z / R(6);
+        w.w = R(1) - w.x - w.y - w.z;
+    }
+    return false;
+}
+
+// One output: o its index (where SOURCE < 2 or an axis passes through), i
+// its offset. Slots z, y, x; the missing leading ones a single tap.
+void interpolate(ivec3 o, uint i) {
+    const R cval = R(packDouble2x32(p.cval));
+    uvec4 offz = uvec4(0), offy = uvec4(0), offx;
+    R4 wz = R4(1, 0, 0, 0), wy = R4(1, 0, 0, 0), wx;
+    bvec4 outz = bvec4(false), outy = bvec4(false), outx;
+    bool constant = axis_taps(NDIM - 1, o, i, 1u, offx, wx, outx);
+    if (NDIM > 1) constant = axis_taps(NDIM - 2, o, i, uint(p.n[NDIM - 1]), offy, wy, outy) || constant;
+    if (NDIM > 2) constant = axis_taps(0, o, i, uint(p.n[1]) * uint(p.n[2]), offz, wz, outz) || constant;
+    if (constant) {
+        dst[i] = cval;
+        return;
+    }
+    const int T0 = NDIM > 2 ? TAPS : 1, T1 = NDIM > 1 ? TAPS : 1;
+    R t = R(0);
+    [[unroll]] for (int j0 = 0; j0 < 4; ++j0) {
+        if (j0 >= T0) break;
+        R ty = R(0);
+        [[unroll]] for (int j1 = 0; j1 < 4; ++j1) {
+            if (j1 >= T1) break;
+            const uint row = offz[j0] + offy[j1];
+            const bool row_out = outz[j0] || outy[j1];
+            R tx = R(0);
+            [[unroll]] for (int j2 = 0; j2 < 4; ++j2) {
+                if (j2 >= TAPS) break;
+                const R v = (row_out || outx[j2]) ? cval : R(src[row + offx[j2]]);
+                tx += wx[j2] * v;
+            }
+            ty += wy[j1] * tx;
+        }
+        t += wz[j0] * ty;
+    }
+    dst[i] = t;
 }
 
 void main() {
@@ -173,8 +180,7 @@ void main() {
         const uint last = p.on[NDIM - 1];
         const uint row = gl_WorkGroupID.z * 65535u + gl_WorkGroupID.y;
         if (row >= p.count / last) return;  // the last z's spare rows
-
-        int o[3] = int[3](0, 0, 0);
+        ivec3 o = ivec3(0);
         if (NDIM == 3) {
             o[0] = int(row / p.on[1]);
             o[1] = int(row % p.on[1]);
@@ -190,10 +196,11 @@ void main() {
     FOR_EACH_ELEMENT(i, p.count) {
         // A coordinates array needs the output's index only where an axis
         // passes through.
-        int o[3] = int[3](0, 0, 0);
+        ivec3 o = ivec3(0);
         if ((p.flags & 7u) != 0) {
             uint rest = i;
-            [[unroll]] for (int a = NDIM - 1; a >= 0; --a) {
+            [[unroll]] for (int a = 2; a >= 0; --a) {
+                if (a >= NDIM) continue;
                 o[a] = int(rest % p.on[a]);
                 rest /= p.on[a];
             }
