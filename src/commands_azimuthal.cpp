@@ -31,6 +31,7 @@ struct AzimuthalArgs {
     double rot1 = 0, rot2 = 0, rot3 = 0;
     size_t bins = 1000, batch = 16;
     unsigned readers = 0;
+    std::string devices;  // --devices: "all" or indices/names, comma-separated
     std::string unit = "q_nm", error_model = "poisson", accumulation = "auto", kernels = "fused";
     std::string clip_threshold = "chauvenet", variance;
     std::vector<double> range, azimuth_range, medfilt;
@@ -223,6 +224,45 @@ void print_setup(Context& ctx, const AzimuthalArgs& a, const FrameStack& stack, 
     std::fprintf(stderr, "batch: %zu frames%s\n", batch, a.cpu_decompress ? ", chunks decoded on the host" : "");
 }
 
+// --devices' contexts: "all" (every device kiln sees), or indices and name
+// parts separated by commas, each loaded with its saved tuning.
+std::vector<Context> open_devices(const std::string& spec) {
+    std::vector<ContextOptions> opts;
+    const size_t available = Context::devices().size();
+    if (spec == "all") {
+        for (size_t i = 0; i < available; ++i) {
+            ContextOptions o;
+            o.device_index = static_cast<uint32_t>(i);
+            opts.push_back(o);
+        }
+    } else {
+        size_t at = 0;
+        while (at <= spec.size()) {
+            const size_t comma = std::min(spec.find(',', at), spec.size());
+            const std::string item = spec.substr(at, comma - at);
+            if (item.empty())
+                throw InvalidArgument("--devices '" + spec + "': an empty entry; give 'all' or indices or name "
+                                      "parts separated by commas, e.g. 0,1");
+            ContextOptions o;
+            if (item.find_first_not_of("0123456789") == std::string::npos)
+                o.device_index = static_cast<uint32_t>(
+                    parse_whole(item, "--devices (a device index; `kiln devices` lists them)", 0,
+                                available ? available - 1 : 0));
+            else
+                o.device_name = item;
+            opts.push_back(o);
+            at = comma + 1;
+        }
+    }
+    if (opts.empty()) throw InvalidArgument("--devices all: no Vulkan device found");
+    std::vector<Context> contexts;
+    for (const ContextOptions& o : opts) {
+        contexts.emplace_back(o);
+        load_tuning(contexts.back());
+    }
+    return contexts;
+}
+
 void run_integrate(Globals& g, const AzimuthalArgs& a) {
     using Clock = std::chrono::steady_clock;
     // Every output's type is known before any work.
@@ -236,10 +276,22 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     InterruptGuard interrupt(g.outputs.temporaries());
     const FrameStack stack(a.inputs, a.dataset);
     const Setup geo = resolve_geometry(a, stack.rows(), stack.cols());
+    // --devices: a context per device (its tuning loaded), the first
+    // standing for them all in the set-up and summary.
+    std::vector<Context> contexts;
+    if (!a.devices.empty()) {
+        if (!g.device.empty()) throw InvalidArgument("--device and --devices: give one of them");
+        contexts = open_devices(a.devices);
+        g.ctx = contexts.front();
+    }
     Context& ctx = g.context();
     const auto t0 = Clock::now();
     const AzimuthalSetup setup = make_setup(a, geo, stack.rows(), stack.cols());
     const AzimuthalIntegrator integ(ctx, setup);
+    std::vector<AzimuthalIntegrator> more;
+    std::vector<const AzimuthalIntegrator*> integrators{&integ};
+    for (size_t k = 1; k < contexts.size(); ++k) more.emplace_back(contexts[k], setup);
+    for (const AzimuthalIntegrator& i : more) integrators.push_back(&i);
     const double matrix_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const size_t batch = std::max<size_t>(1, std::min(a.batch, stack.frames()));
     if (a.verbose && !a.quiet) print_setup(ctx, a, stack, geo, integ, matrix_seconds, batch);
@@ -276,7 +328,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     ProgressBar bar("integrating", stack.frames(), !a.quiet && !g.json);
     o.progress = [&](const StackProgress& p) { bar.update(p.done, p.seconds); };
     o.stop = &interrupt.stop();
-    const StackSummary done = integrate_stack(ctx, integ, stack, sink, o, meta);
+    const StackSummary done = integrate_stack(integrators, stack, sink, o, meta);
     bar.clear();
 
     if (!a.radial.empty()) save(g, HostArray::from(Shape{integ.bins()}, integ.csr().bin_centers), a.radial);
@@ -290,12 +342,14 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     const double rate = done.seconds > 0 ? double(done.frames) / done.seconds : 0;
     if (g.json) {
         std::printf("{\"frames\": %zu, \"total\": %zu, \"bins\": %zu, \"seconds\": %s, \"frames_per_second\": %s, "
-                    "\"path\": %s, \"interrupted\": %s}\n",
+                    "\"path\": %s, \"devices\": %zu, \"interrupted\": %s}\n",
                     done.frames, done.total, integ.bins(), json_number(done.seconds).c_str(),
-                    json_number(rate).c_str(), json_string(done.path).c_str(), done.stopped ? "true" : "false");
+                    json_number(rate).c_str(), json_string(done.path).c_str(), done.devices,
+                    done.stopped ? "true" : "false");
     } else if (!a.quiet) {
-        std::printf("integrated %zu frame%s into %zu bins in %.3f s (%.1f frames/s, %s)\n", done.frames,
-                    done.frames == 1 ? "" : "s", integ.bins(), done.seconds, rate, done.path.c_str());
+        std::printf("integrated %zu frame%s into %zu bins in %.3f s (%.1f frames/s, %s%s)\n", done.frames,
+                    done.frames == 1 ? "" : "s", integ.bins(), done.seconds, rate, done.path.c_str(),
+                    done.devices > 1 ? (", " + std::to_string(done.devices) + " devices").c_str() : "");
         if (a.verbose)
             std::fprintf(stderr, "summary: %zu frames, %.3f s, %.1f frames/s, %u reader thread%s, written to %s\n",
                          done.frames, done.seconds, rate, done.readers, done.readers == 1 ? "" : "s",
@@ -408,6 +462,11 @@ void register_azimuthal(CLI::App& app, Globals& g) {
         c->add_flag("--cpu-decompress", a->cpu_decompress,
                     "Decode bitshuffle-LZ4 chunks on the host instead of pushing them compressed");
         c->add_option("--csr-cache", a->csr_cache, "Folder keeping the CSR matrices between runs");
+        c->add_option("--devices", a->devices,
+                      "Integrate on several devices: 'all', or device indices or name parts separated by commas "
+                      "(`kiln devices` lists them; one may repeat); batch b goes to the (b mod N)-th, the output "
+                      "is the same as on one")
+            ->check([](const std::string& v) { return v.empty() ? std::string("give 'all' or a list") : ""; });
         c->add_option("--readers", a->readers, "Threads reading chunks from the files (0: from the cores, 1 to 8)")
             ->check(whole_number(0, 256))
             ->capture_default_str();

@@ -428,6 +428,7 @@ AzimuthalResult AzimuthalIntegrator::sigma_clip(const Array& frames, double kapp
 }
 
 const Csr& AzimuthalIntegrator::csr() const { return *impl_->csr; }
+const Context& AzimuthalIntegrator::context() const { return *impl_->ctx; }
 std::shared_ptr<const Csr> AzimuthalIntegrator::shared_csr() const { return impl_->csr; }
 size_t AzimuthalIntegrator::bins() const { return impl_->bins; }
 size_t AzimuthalIntegrator::pixels() const { return impl_->pixels; }

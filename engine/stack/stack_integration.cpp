@@ -152,18 +152,19 @@ const Array& field_of(const AzimuthalResult& r, const std::string& name) {
                           "sum_normalization, sum_normalization_sq");
 }
 
-// Reader threads filling the pinned slots: batch b goes to slot b % slots,
-// once batch b - slots has been written (release()).
+// Reader threads filling one device's pinned slots: its i-th batch
+// (order[i]) goes to slot i % slots, once its batch i - slots has been
+// written (release()).
 class Loader {
 public:
     using Load = std::function<void(size_t frame, std::byte* dst)>;
 
-    Loader(unsigned threads, size_t slots, size_t batches, std::vector<size_t> batch_first,
-           std::vector<std::vector<uint64_t>> offsets, std::function<std::byte*(size_t slot)> base, Load load)
+    Loader(unsigned threads, size_t slots, std::vector<size_t> order, const std::vector<size_t>& batch_first,
+           const std::vector<std::vector<uint64_t>>& offsets, std::function<std::byte*(size_t slot)> base, Load load)
         : slots_(slots),
-          batches_(batches),
-          first_(std::move(batch_first)),
-          offsets_(std::move(offsets)),
+          order_(std::move(order)),
+          first_(batch_first),
+          offsets_(offsets),
           load_(std::move(load)),
           base_(std::move(base)),
           filled_(slots, 0) {
@@ -171,18 +172,21 @@ public:
     }
     ~Loader() { stop(); }
 
-    // Waits until batch b is in its slot; rethrows a reader's error.
-    void wait(size_t b) {
+    // Waits until the i-th batch is in its slot; rethrows a reader's error;
+    // false once stopped.
+    bool wait(size_t i) {
         std::unique_lock lock(m_);
-        main_cv_.wait(lock, [&] { return error_ || filled_[b % slots_] == pool_.size(); });
+        main_cv_.wait(lock, [&] { return error_ || abort_ || filled_[i % slots_] == pool_.size(); });
         if (error_) std::rethrow_exception(error_);
-        filled_[b % slots_] = 0;
+        if (abort_) return false;
+        filled_[i % slots_] = 0;
+        return true;
     }
-    // Batch b is written: its slot may take batch b + slots.
-    void release(size_t b) {
+    // The i-th batch is written: its slot may take batch i + slots.
+    void release(size_t i) {
         {
             std::lock_guard lock(m_);
-            released_ = b + 1;
+            released_ = i + 1;
         }
         work_cv_.notify_all();
     }
@@ -192,20 +196,22 @@ public:
             abort_ = true;
         }
         work_cv_.notify_all();
+        main_cv_.notify_all();
         for (auto& t : pool_)
             if (t.joinable()) t.join();
     }
 
 private:
     void work(unsigned w, unsigned threads) {
-        for (size_t b = 0; b < batches_; ++b) {
+        for (size_t i = 0; i < order_.size(); ++i) {
             {
                 std::unique_lock lock(m_);
-                work_cv_.wait(lock, [&] { return abort_ || b < released_ + slots_; });
+                work_cv_.wait(lock, [&] { return abort_ || i < released_ + slots_; });
                 if (abort_) return;
             }
             try {
-                std::byte* slot = base_(b % slots_);
+                std::byte* slot = base_(i % slots_);
+                const size_t b = order_[i];
                 const auto& off = offsets_[b];
                 for (size_t k = w; k + 1 < off.size(); k += threads) load_(first_[b] + k, slot + off[k]);
             } catch (...) {
@@ -220,15 +226,16 @@ private:
             }
             {
                 std::lock_guard lock(m_);
-                ++filled_[b % slots_];
+                ++filled_[i % slots_];
             }
             main_cv_.notify_all();
         }
     }
 
-    size_t slots_, batches_;
-    std::vector<size_t> first_;
-    std::vector<std::vector<uint64_t>> offsets_;  // per batch: frames' offsets in the slot, and the end
+    size_t slots_;
+    std::vector<size_t> order_;                          // the device's batches, in order
+    const std::vector<size_t>& first_;                   // per batch: its first frame
+    const std::vector<std::vector<uint64_t>>& offsets_;  // per batch: frames' offsets in the slot, and the end
     Load load_;
     std::function<std::byte*(size_t)> base_;
     std::mutex m_;
@@ -240,18 +247,33 @@ private:
     std::vector<std::thread> pool_;
 };
 
-}  // namespace
+// One device's part of a run: its context and integrator, pinned slots,
+// decoders and graphs, the readers filling its slots and the thread that
+// launches its batches (every D-th, from its index).
+struct Device {
+    Context ctx;
+    const AzimuthalIntegrator* integ = nullptr;
+    std::vector<size_t> order;  // its batches, in order
+    PinnedBuffer in, out;
+    std::vector<std::unique_ptr<Bslz4Decoder>> decoders;
+    std::vector<std::unique_ptr<Graph>> graphs;
+    std::unique_ptr<Loader> loader;
+    std::thread thread;
+    size_t finished = 0;  // of its batches, those whose results are in its pinned slots
+    bool done = false;    // its thread launches nothing more
+};
 
-StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& integ, const FrameStack& stack,
-                             io::ProfileSink& sink, const StackOptions& o, io::ProfileMeta meta) {
+StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*>> devs, const FrameStack& stack,
+                       io::ProfileSink& sink, const StackOptions& o, io::ProfileMeta meta) {
     const auto t0 = Clock::now();
     const auto since = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-    Context ctx = ctx_in;
     const FrameStack::Impl& m = stack.impl();
+    const AzimuthalIntegrator& integ = *devs.front().second;
     if (o.batch == 0) throw InvalidArgument("integrate_stack: batch is 0; integrate at least one frame a batch");
-    if (integ.pixels() != m.rows * m.cols)
-        throw InvalidArgument("integrate_stack: the integrator is made for " + std::to_string(integ.pixels()) +
-                              " pixels, the frames hold " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
+    for (const auto& d : devs)
+        if (d.second->pixels() != m.rows * m.cols)
+            throw InvalidArgument("integrate_stack: the integrator is made for " + std::to_string(d.second->pixels()) +
+                                  " pixels, the frames hold " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
     for (const std::string& f : o.fields) (void)field_of(AzimuthalResult{}, f);
     const size_t total = m.frames, batch = std::min(o.batch, total);
     const size_t batches = (total + batch - 1) / batch;
@@ -317,34 +339,45 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
     layout.frames = total;
     layout.single = m.single;
 
-    // Slots: pinned input, decoder, graph and pinned profiles each.
+    // Per device: slots of pinned input, decoder, graph and pinned profiles.
     constexpr size_t slots = 3;
+    const size_t ndev = std::min(devs.size(), batches);
     const size_t field_bytes = batch * layout.frame_values() * sizeof(float);
-    PinnedBuffer in(ctx, slots * capacity), out(ctx, slots * o.fields.size() * field_bytes);
-    const auto in_slot = [&](size_t s) { return in.data() + s * capacity; };
-    const auto out_field = [&](size_t s, size_t f) {
-        return reinterpret_cast<float*>(out.data() + (s * o.fields.size() + f) * field_bytes);
+    std::vector<Device> dev(ndev);
+    const auto in_slot = [&](Device& d, size_t s) { return d.in.data() + s * capacity; };
+    const auto out_field = [&](Device& d, size_t s, size_t f) {
+        return reinterpret_cast<float*>(d.out.data() + (s * o.fields.size() + f) * field_bytes);
     };
-    std::vector<std::unique_ptr<Bslz4Decoder>> decoders;
-    std::vector<std::unique_ptr<Graph>> graphs;
-    for (size_t s = 0; s < slots; ++s) {
-        decoders.push_back(std::make_unique<Bslz4Decoder>(ctx, Shape{m.rows, m.cols}, m.dtype, batch, capacity));
-        graphs.push_back(std::make_unique<Graph>(ctx));
-        auto capture = graphs.back()->capture();
-        decoders[s]->record(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(s)), capacity));
-        const Array& frames = decoders[s]->output();
-        const AzimuthalResult r =
-            o.sigma_clip_kappa ? integ.sigma_clip(frames, *o.sigma_clip_kappa, o.sigma_clip_iter, o.sigma_clip_threshold)
-            : o.medfilt        ? integ.medfilt1d(frames, o.medfilt->first, o.medfilt->second)
-                               : integ.integrate(frames);
-        for (size_t f = 0; f < o.fields.size(); ++f) field_of(r, o.fields[f]).pull(out_field(s, f), field_bytes);
+    for (size_t k = 0; k < ndev; ++k) {
+        Device& d = dev[k];
+        d.ctx = devs[k].first;
+        d.integ = devs[k].second;
+        for (size_t b = k; b < batches; b += ndev) d.order.push_back(b);
+        d.in = PinnedBuffer(d.ctx, slots * capacity);
+        d.out = PinnedBuffer(d.ctx, slots * o.fields.size() * field_bytes);
+        for (size_t s = 0; s < slots; ++s) {
+            d.decoders.push_back(std::make_unique<Bslz4Decoder>(d.ctx, Shape{m.rows, m.cols}, m.dtype, batch, capacity));
+            d.graphs.push_back(std::make_unique<Graph>(d.ctx));
+            auto capture = d.graphs.back()->capture();
+            d.decoders[s]->record(
+                std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(d, s)), capacity));
+            const Array& frames = d.decoders[s]->output();
+            const AzimuthalResult r =
+                o.sigma_clip_kappa ? d.integ->sigma_clip(frames, *o.sigma_clip_kappa, o.sigma_clip_iter, o.sigma_clip_threshold)
+                : o.medfilt        ? d.integ->medfilt1d(frames, o.medfilt->first, o.medfilt->second)
+                                   : d.integ->integrate(frames);
+            for (size_t f = 0; f < o.fields.size(); ++f)
+                field_of(r, o.fields[f]).pull(out_field(d, s, f), field_bytes);
+        }
     }
 
     // The readers: pread into the slot (several threads at once: no HDF5),
-    // host decoding, or HDF5 and array files for the rest.
+    // host decoding, or HDF5 and array files for the rest; the host's
+    // threads shared among the devices.
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u);
-    summary.readers = threads;
+    const unsigned per_device = std::max(1u, threads / unsigned(ndev));
+    summary.readers = per_device * unsigned(ndev);
     auto load = [&](size_t frame, std::byte* dst) {
         Entry& e = entries[frame];
         const size_t p = m.part_of(frame);
@@ -377,66 +410,165 @@ StackSummary integrate_stack(const Context& ctx_in, const AzimuthalIntegrator& i
         return " (frames " + std::to_string(first) + " to " + std::to_string(last) + " of the run: from " +
                stack.where(first) + " to " + stack.where(last) + ")";
     };
-    Loader loader(threads, slots, batches, batch_first, offsets, in_slot, load);
-    size_t launched = 0, completed = 0, written = 0;
-    std::vector<size_t> sizes;
-    std::vector<ChunkCoding> coding;
-    const auto complete = [&](size_t b) {
-        const size_t s = b % slots, n = offsets[b].size() - 1;
-        try {
-            decoders[s]->check();
-        } catch (const IoError& e) {
-            throw IoError(e.what() + in_files(b));
-        }
-        std::vector<const float*> fields;
-        for (size_t f = 0; f < o.fields.size(); ++f) fields.push_back(out_field(s, f));
-        sink.write(batch_first[b], n, fields);
-        written += n;
-        completed = b + 1;
-        loader.release(b);
-        if (o.progress) o.progress(StackProgress{written, total, since()});
+
+    // Each device's thread launches its batches and waits for them in turn;
+    // this thread writes every batch in frame order as it is finished, so
+    // the sink sees what one device would give.
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t written_batches = 0;  // batches 0..written_batches-1 are written
+    bool abort = false;
+    std::exception_ptr error;
+    const auto fail = [&](std::exception_ptr e) {
+        std::lock_guard lock(mu);
+        if (!error) error = e;
+        abort = true;
+        cv.notify_all();
     };
+    const auto drive = [&](Device& d) {
+        std::vector<size_t> sizes;
+        std::vector<ChunkCoding> coding;
+        size_t launched = 0;
+        const auto finish = [&](size_t i) {
+            try {
+                d.decoders[i % slots]->check();  // waits for that run
+            } catch (const IoError& e) {
+                throw IoError(e.what() + in_files(d.order[i]));
+            }
+            std::lock_guard lock(mu);
+            d.finished = i + 1;
+            cv.notify_all();
+        };
+        try {
+            for (size_t i = 0; i < d.order.size(); ++i) {
+                const size_t b = d.order[i], s = i % slots, n = offsets[b].size() - 1;
+                {
+                    // The slot's last batch must be written before its
+                    // profiles are overwritten.
+                    std::unique_lock lock(mu);
+                    cv.wait(lock, [&] { return abort || i < slots || written_batches > d.order[i - slots]; });
+                    if (abort || (o.stop && o.stop->load())) break;
+                }
+                if (!d.loader->wait(i)) break;
+                sizes.resize(n);
+                coding.resize(n);
+                for (size_t k = 0; k < n; ++k) {
+                    const Entry& e = entries[batch_first[b] + k];
+                    sizes[k] = e.share;
+                    coding[k] = e.coding;
+                }
+                try {
+                    d.decoders[s]->stage(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(d, s)),
+                                                                  offsets[b].back()),
+                                         sizes, batch_first[b], "frame", coding);
+                } catch (const IoError& e) {
+                    throw IoError(e.what() + in_files(b));
+                }
+                d.graphs[s]->launch();
+                launched = i + 1;
+                if (i >= 1) finish(i - 1);
+            }
+            while (d.finished < launched) finish(d.finished);
+        } catch (...) {
+            fail(std::current_exception());
+            try {
+                d.ctx.sync();  // no GPU work left reading or writing the slots
+            } catch (...) {
+            }
+        }
+        std::lock_guard lock(mu);
+        d.done = true;
+        cv.notify_all();
+    };
+    const auto stop_all = [&] {
+        {
+            std::lock_guard lock(mu);
+            abort = true;
+            cv.notify_all();
+        }
+        for (Device& d : dev)
+            if (d.loader) d.loader->stop();
+        for (Device& d : dev)
+            if (d.thread.joinable()) d.thread.join();
+    };
+    size_t written = 0;
     try {
         sink.begin(layout);
-        for (size_t b = 0; b < batches; ++b) {
-            if (o.stop && o.stop->load()) {
-                summary.stopped = true;
-                break;
-            }
-            loader.wait(b);
-            const size_t s = b % slots, n = offsets[b].size() - 1;
-            sizes.resize(n);
-            coding.resize(n);
-            for (size_t k = 0; k < n; ++k) {
-                const Entry& e = entries[batch_first[b] + k];
-                sizes[k] = e.share;
-                coding[k] = e.coding;
-            }
-            try {
-                decoders[s]->stage(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in_slot(s)),
-                                                            offsets[b].back()),
-                                   sizes, batch_first[b], "frame", coding);
-            } catch (const IoError& e) {
-                throw IoError(e.what() + in_files(b));
-            }
-            graphs[s]->launch();
-            launched = b + 1;
-            if (b >= 1) complete(b - 1);
+        for (Device& d : dev) {
+            d.loader = std::make_unique<Loader>(per_device, slots, d.order, batch_first, offsets,
+                                                [&d, &in_slot](size_t s) { return in_slot(d, s); }, load);
+            d.thread = std::thread(drive, std::ref(d));
         }
-        while (completed < launched) complete(completed);
-        loader.stop();
+        for (size_t b = 0; b < batches; ++b) {
+            Device& d = dev[b % ndev];
+            const size_t i = b / ndev, s = i % slots, n = offsets[b].size() - 1;
+            {
+                std::unique_lock lock(mu);
+                cv.wait(lock, [&] { return error || d.finished > i || d.done; });
+                if (error) std::rethrow_exception(error);
+                if (d.finished <= i) break;  // stopped before this batch
+            }
+            std::vector<const float*> fields;
+            for (size_t f = 0; f < o.fields.size(); ++f) fields.push_back(out_field(d, s, f));
+            sink.write(batch_first[b], n, fields);
+            written += n;
+            d.loader->release(i);
+            {
+                std::lock_guard lock(mu);
+                written_batches = b + 1;
+                cv.notify_all();
+            }
+            if (o.progress) o.progress(StackProgress{written, total, since()});
+        }
+        stop_all();
+        if (error) std::rethrow_exception(error);
+        summary.stopped = written < total;
         sink.finish(written);
     } catch (...) {
-        loader.stop();
-        try {
-            ctx.sync();  // no GPU work left reading or writing the slots
-        } catch (...) {
+        stop_all();
+        for (Device& d : dev) {
+            try {
+                d.ctx.sync();  // no GPU work left reading or writing the slots
+            } catch (...) {
+            }
         }
         throw;
     }
+    summary.devices = ndev;
     summary.frames = written;
     summary.seconds = since();
     return summary;
+}
+
+}  // namespace
+
+StackSummary integrate_stack(const Context& ctx, const AzimuthalIntegrator& integ, const FrameStack& stack,
+                             io::ProfileSink& sink, const StackOptions& o, io::ProfileMeta meta) {
+    return run_stack({{ctx, &integ}}, stack, sink, o, std::move(meta));
+}
+
+StackSummary integrate_stack(const std::vector<Context>& devices, const AzimuthalSetup& setup,
+                             const FrameStack& stack, io::ProfileSink& sink, const StackOptions& o,
+                             io::ProfileMeta meta) {
+    if (devices.empty()) throw InvalidArgument("integrate_stack: no device; give at least one context");
+    // One integrator per device (the matrix is built once: cached_csr).
+    std::vector<AzimuthalIntegrator> integs;
+    integs.reserve(devices.size());
+    for (const Context& c : devices) integs.emplace_back(c, setup);
+    std::vector<const AzimuthalIntegrator*> ptrs;
+    for (const AzimuthalIntegrator& i : integs) ptrs.push_back(&i);
+    return integrate_stack(ptrs, stack, sink, o, std::move(meta));
+}
+
+StackSummary integrate_stack(const std::vector<const AzimuthalIntegrator*>& integrators, const FrameStack& stack,
+                             io::ProfileSink& sink, const StackOptions& o, io::ProfileMeta meta) {
+    if (integrators.empty()) throw InvalidArgument("integrate_stack: no integrator; give one per device");
+    std::vector<std::pair<Context, const AzimuthalIntegrator*>> devs;
+    for (const AzimuthalIntegrator* i : integrators) {
+        if (!i) throw InvalidArgument("integrate_stack: a null integrator");
+        devs.emplace_back(i->context(), i);
+    }
+    return run_stack(std::move(devs), stack, sink, o, std::move(meta));
 }
 
 }  // namespace kiln

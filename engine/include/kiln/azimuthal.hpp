@@ -202,6 +202,8 @@ public:
 
     const Csr& csr() const;
     std::shared_ptr<const Csr> shared_csr() const;
+    /// The context it was made on (its arrays' device).
+    const Context& context() const;
     size_t bins() const;
     size_t pixels() const;
     /// Whether sums are accumulated in float64 (else compensated float32).

@@ -121,6 +121,7 @@ struct StackSummary {
     size_t batch = 0;
     unsigned readers = 0;
     std::string path;  ///< how frames travelled ("compressed chunks decoded on the GPU"...)
+    size_t devices = 1;  ///< devices that integrated (at most one per batch)
 };
 
 /// Integrates every frame of `stack` with `integ` (made for the stack's
@@ -136,6 +137,25 @@ struct StackSummary {
 /// sink throws. On any error the sink is not finished (its files are
 /// removed) and the GPU is idle when this returns.
 StackSummary integrate_stack(const Context& ctx, const AzimuthalIntegrator& integ, const FrameStack& stack,
+                             io::ProfileSink& sink, const StackOptions& options = {}, io::ProfileMeta meta = {});
+
+/// The same on several devices: one context each (`kiln::devices()` lists
+/// them; ContextOptions::device_index picks one), each with an integrator
+/// made from `setup` (the matrix is built once), its own pinned slots,
+/// reader threads (options.readers, or the default, shared among them) and
+/// a thread that launches its batches: batch b goes to device b % N, so
+/// every device's decode, integration and pull overlap. The sink gets the
+/// batches in frame order from the calling thread, as integrate_stack
+/// gives them on one device; with one context this is that path. A stop
+/// or an error ends every device's work: the batches written are a
+/// prefix of the stack, and on an error no device's GPU is busy when this
+/// returns. Throws InvalidArgument for no context, and as above.
+StackSummary integrate_stack(const std::vector<Context>& devices, const AzimuthalSetup& setup,
+                             const FrameStack& stack, io::ProfileSink& sink, const StackOptions& options = {},
+                             io::ProfileMeta meta = {});
+/// The same with integrators made by the caller, one per device (each on
+/// its own context: AzimuthalIntegrator::context()), of one set-up.
+StackSummary integrate_stack(const std::vector<const AzimuthalIntegrator*>& integrators, const FrameStack& stack,
                              io::ProfileSink& sink, const StackOptions& options = {}, io::ProfileMeta meta = {});
 
 }  // namespace kiln
