@@ -17,7 +17,9 @@
 //               GPU decode and integration, writing, overlapped). Frames:
 //               $KILN_BENCH_FILE_FRAMES (default 1000; 16 small), in
 //               $TMPDIR; $KILN_BENCH_KEEP_STACK=1 keeps the file for timing
-//               the CLI itself (bench/cli_stack.sh).
+//               the CLI itself (bench/cli_stack.sh); $KILN_BENCH_FILE_PER
+//               frames per file writes the stack as several files, as a
+//               detector writes its data files (one file when unset).
 // Every workload checks a frame against the CPU reference (cpu::integrate, or
 // the frame itself for decoding). No disk I/O but in az-file.
 #include <algorithm>
@@ -295,19 +297,27 @@ Result from_file(Context& ctx, Size size, int n) {
     const std::string path = (tmp / ("kiln_bench_stack_" + std::to_string(s.g.rows) + "x" + std::to_string(s.g.cols) +
                                      "_" + std::to_string(total) + ".h5")).string();
     const std::string out = (tmp / "kiln_bench_profiles.npy").string();
-    if (!std::filesystem::exists(path)) {
-        io::FrameStackWriter w(path, "/entry/data/data", s.g.rows, s.g.cols, DType::uint32, true);
-        for (size_t k = 0; k < total; ++k) w.write_chunk(s.chunks[k % s.chunks.size()]);
-        w.close();
-    }
-    {
-        std::ifstream in(path, std::ios::binary);
+    // $KILN_BENCH_FILE_PER: frames per file, as a detector writes its data
+    // files (one file when unset); the parts are named PATH_partK.h5.
+    size_t per = total;
+    if (const char* e = std::getenv("KILN_BENCH_FILE_PER"); e && *e) per = std::max<size_t>(1, std::stoul(e));
+    std::vector<std::string> paths;
+    for (size_t first = 0; first < total; first += per) {
+        const std::string part = per >= total ? path : path.substr(0, path.size() - 3) + "_part" +
+                                                           std::to_string(first / per) + ".h5";
+        paths.push_back(part);
+        if (!std::filesystem::exists(part)) {
+            io::FrameStackWriter w(part, "/entry/data/data", s.g.rows, s.g.cols, DType::uint32, true);
+            for (size_t k = first; k < std::min(total, first + per); ++k) w.write_chunk(s.chunks[k % s.chunks.size()]);
+            w.close();
+        }
+        std::ifstream in(part, std::ios::binary);
         std::vector<char> buf(1 << 24);
         while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) {
         }
     }
     AzimuthalIntegrator integ(ctx, setup(s.g, false, true));
-    const FrameStack frames({path});
+    const FrameStack frames(paths);
     StackOptions o;
     o.batch = size == Size::full ? 32 : 8;
     o.fields = {"intensity"};
@@ -324,13 +334,17 @@ Result from_file(Context& ctx, Size size, int n) {
     r.metrics["frames"] = double(total);
     r.metrics["batch"] = double(last.batch);
     r.metrics["readers"] = double(last.readers);
-    r.metrics["MB/frame"] = double(std::filesystem::file_size(path)) / double(total) / 1e6;
+    double bytes = 0;
+    for (const std::string& part : paths) bytes += double(std::filesystem::file_size(part));
+    r.metrics["MB/frame"] = bytes / double(total) / 1e6;
+    r.metrics["files"] = double(paths.size());
     r.note = "per frame, file to file";
     const HostArray profiles = io::read_npy(out);
     const auto first = profiles.as<float>();
     check(r, integ, host_frame(s, 0), std::vector<float>(first.begin(), first.begin() + long(integ.bins())));
     std::filesystem::remove(out);
-    if (!keep) std::filesystem::remove(path);
+    if (!keep)
+        for (const std::string& part : paths) std::filesystem::remove(part);
     return r;
 }
 
