@@ -512,13 +512,15 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
             for (size_t f = 0; f < o.fields.size(); ++f) fields.push_back(out_field(d, s, f));
             sink.write(batch_first[b], n, fields);
             written += n;
+            // Progress before the slot is free: a stop it asks for is seen
+            // before that device launches into the slot again.
+            if (o.progress) o.progress(StackProgress{written, total, since()});
             d.loader->release(i);
             {
                 std::lock_guard lock(mu);
                 written_batches = b + 1;
                 cv.notify_all();
             }
-            if (o.progress) o.progress(StackProgress{written, total, since()});
         }
         stop_all();
         if (error) std::rethrow_exception(error);
