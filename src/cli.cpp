@@ -12,20 +12,22 @@
 
 namespace kiln::cli {
 
-Context& Globals::context() {
-    if (!ctx) {
-        ContextOptions o;
-        if (!device.empty()) {
-            if (device.find_first_not_of("0123456789") == std::string::npos)
-                o.device_index = static_cast<uint32_t>(
-                    parse_whole(device, "--device (a device index; `kiln devices` lists them)", 0,
-                                std::numeric_limits<uint32_t>::max()));
-            else
-                o.device_name = device;
-        }
-        ctx.emplace(o);
-        load_tuning(*ctx);  // workgroup sizes `kiln tune` chose on this device
+Context open_device(const std::string& spec, const std::string& option, uint64_t most_index) {
+    ContextOptions o;
+    if (!spec.empty()) {
+        if (spec.find_first_not_of("0123456789") == std::string::npos)
+            o.device_index = static_cast<uint32_t>(
+                parse_whole(spec, option + " (a device index; `kiln devices` lists them)", 0, most_index));
+        else
+            o.device_name = spec;
     }
+    Context c(o);
+    load_tuning(c);  // workgroup sizes `kiln tune` chose on this device
+    return c;
+}
+
+Context& Globals::context() {
+    if (!ctx) ctx.emplace(open_device(device, "--device", std::numeric_limits<uint32_t>::max()));
     return *ctx;
 }
 

@@ -21,6 +21,11 @@ struct OutputOption {
     bool array_file;  ///< written by save() (.npy, .fits, .tif, .png), else text
 };
 
+/// A context on the device `spec` names (an index or part of a name; empty:
+/// the best GPU, or KILN_DEVICE) with the workgroup sizes `kiln tune` saved
+/// for it. An index above most_index is refused naming `option`.
+Context open_device(const std::string& spec, const std::string& option, uint64_t most_index);
+
 /// Options every subcommand shares.
 struct Globals {
     std::string device;       ///< index or name substring

@@ -227,39 +227,23 @@ void print_setup(Context& ctx, const AzimuthalArgs& a, const FrameStack& stack, 
 // --devices' contexts: "all" (every device kiln sees), or indices and name
 // parts separated by commas, each loaded with its saved tuning.
 std::vector<Context> open_devices(const std::string& spec) {
-    std::vector<ContextOptions> opts;
+    std::vector<std::string> items;
     const size_t available = Context::devices().size();
     if (spec == "all") {
-        for (size_t i = 0; i < available; ++i) {
-            ContextOptions o;
-            o.device_index = static_cast<uint32_t>(i);
-            opts.push_back(o);
-        }
+        for (size_t i = 0; i < available; ++i) items.push_back(std::to_string(i));
     } else {
-        size_t at = 0;
-        while (at <= spec.size()) {
+        for (size_t at = 0; at <= spec.size();) {
             const size_t comma = std::min(spec.find(',', at), spec.size());
-            const std::string item = spec.substr(at, comma - at);
-            if (item.empty())
+            items.push_back(spec.substr(at, comma - at));
+            if (items.back().empty())
                 throw InvalidArgument("--devices '" + spec + "': an empty entry; give 'all' or indices or name "
                                       "parts separated by commas, e.g. 0,1");
-            ContextOptions o;
-            if (item.find_first_not_of("0123456789") == std::string::npos)
-                o.device_index = static_cast<uint32_t>(
-                    parse_whole(item, "--devices (a device index; `kiln devices` lists them)", 0,
-                                available ? available - 1 : 0));
-            else
-                o.device_name = item;
-            opts.push_back(o);
             at = comma + 1;
         }
     }
-    if (opts.empty()) throw InvalidArgument("--devices all: no Vulkan device found");
+    if (items.empty()) throw InvalidArgument("--devices all: no Vulkan device found");
     std::vector<Context> contexts;
-    for (const ContextOptions& o : opts) {
-        contexts.emplace_back(o);
-        load_tuning(contexts.back());
-    }
+    for (const std::string& item : items) contexts.push_back(open_device(item, "--devices", available ? available - 1 : 0));
     return contexts;
 }
 
