@@ -136,20 +136,11 @@ bool axis_taps(int a, ivec3 o, uint i, uint stride, out uvec4 off, out R4 w, out
     return false;
 }
 
-// One output: o its index (where SOURCE < 2 or an axis passes through), i
-// its offset. Slots z, y, x; the missing leading ones a single tap.
-void interpolate(ivec3 o, uint i) {
+// One output at i from its taps: slots z, y, x (the missing leading ones a
+// single tap of weight 1).
+void gather(uint i, uvec4 offz, R4 wz, bvec4 outz, uvec4 offy, R4 wy, bvec4 outy, uvec4 offx, R4 wx,
+            bvec4 outx) {
     const R cval = R(packDouble2x32(p.cval));
-    uvec4 offz = uvec4(0), offy = uvec4(0), offx;
-    R4 wz = R4(1, 0, 0, 0), wy = R4(1, 0, 0, 0), wx;
-    bvec4 outz = bvec4(false), outy = bvec4(false), outx;
-    bool constant = axis_taps(NDIM - 1, o, i, 1u, offx, wx, outx);
-    if (NDIM > 1) constant = axis_taps(NDIM - 2, o, i, uint(p.n[NDIM - 1]), offy, wy, outy) || constant;
-    if (NDIM > 2) constant = axis_taps(0, o, i, uint(p.n[1]) * uint(p.n[2]), offz, wz, outz) || constant;
-    if (constant) {
-        dst[i] = cval;
-        return;
-    }
     const int T0 = NDIM > 2 ? TAPS : 1, T1 = NDIM > 1 ? TAPS : 1;
     R t = R(0);
     [[unroll]] for (int j0 = 0; j0 < 4; ++j0) {
@@ -172,6 +163,66 @@ void interpolate(ivec3 o, uint i) {
     dst[i] = t;
 }
 
+// Axis a's stride in the input: slot x 1, y the last extent, z a plane.
+uint axis_stride(int a) {
+    return a == NDIM - 1 ? 1u : a == NDIM - 2 ? uint(p.n[NDIM - 1]) : uint(p.n[1]) * uint(p.n[2]);
+}
+
+// One output: o its index (where SOURCE < 2 or an axis passes through), i
+// its offset.
+void interpolate(ivec3 o, uint i) {
+    uvec4 offz = uvec4(0), offy = uvec4(0), offx;
+    R4 wz = R4(1, 0, 0, 0), wy = R4(1, 0, 0, 0), wx;
+    bvec4 outz = bvec4(false), outy = bvec4(false), outx;
+    bool constant = axis_taps(NDIM - 1, o, i, 1u, offx, wx, outx);
+    if (NDIM > 1) constant = axis_taps(NDIM - 2, o, i, axis_stride(NDIM - 2), offy, wy, outy) || constant;
+    if (NDIM > 2) constant = axis_taps(0, o, i, axis_stride(0), offz, wz, outz) || constant;
+    if (constant)
+        dst[i] = R(packDouble2x32(p.cval));
+    else
+        gather(i, offz, wz, outz, offy, wy, outy, offx, wx, outx);
+}
+
+// A zoom/shift's leading axes depend on the row alone: their taps are
+// worked out once per workgroup (invocation a for axis a), not per output.
+shared uvec4 row_off[2];
+shared R4 row_w[2];
+shared uint row_out[2];  // bits 0-3 the taps outside (grid-constant), bit 4 the output is cval
+
+void zoom_row(ivec3 o, uint row, uint last) {
+    const uint a = gl_LocalInvocationIndex;
+    if (a < uint(NDIM - 1)) {
+        uvec4 off;
+        R4 w;
+        bvec4 outside;
+        const bool constant = axis_taps(int(a), o, 0u, axis_stride(int(a)), off, w, outside);
+        row_off[a] = off;
+        row_w[a] = w;
+        row_out[a] = (outside.x ? 1u : 0u) | (outside.y ? 2u : 0u) | (outside.z ? 4u : 0u) |
+                     (outside.w ? 8u : 0u) | (constant ? 16u : 0u);
+    }
+    barrier();
+    // Slot y is axis NDIM - 2, slot z axis 0 of a volume.
+    const int y = NDIM - 2, z = 0;
+    const uvec4 offy = row_off[y], offz = NDIM > 2 ? row_off[z] : uvec4(0);
+    const R4 wy = row_w[y], wz = NDIM > 2 ? row_w[z] : R4(1, 0, 0, 0);
+    const uint my = row_out[y], mz = NDIM > 2 ? row_out[z] : 0u;
+    const bvec4 outy = notEqual(uvec4(my) & uvec4(1, 2, 4, 8), uvec4(0));
+    const bvec4 outz = notEqual(uvec4(mz) & uvec4(1, 2, 4, 8), uvec4(0));
+    const bool row_constant = ((my | mz) & 16u) != 0;
+    for (uint x = gl_GlobalInvocationID.x; x < last; x += gl_NumWorkGroups.x * gl_WorkGroupSize.x) {
+        o[NDIM - 1] = int(x);
+        const uint i = row * last + x;
+        uvec4 offx;
+        R4 wx;
+        bvec4 outx;
+        if (axis_taps(NDIM - 1, o, i, 1u, offx, wx, outx) || row_constant)
+            dst[i] = R(packDouble2x32(p.cval));
+        else
+            gather(i, offz, wz, outz, offy, wy, outy, offx, wx, outx);
+    }
+}
+
 void main() {
     if (SOURCE < 2) {
         // A mapping: rows of the last axis across workgroups y (+ 65535 z),
@@ -186,6 +237,10 @@ void main() {
             o[1] = int(row % p.on[1]);
         } else if (NDIM == 2) {
             o[0] = int(row);
+        }
+        if (SOURCE == 0 && NDIM > 1) {
+            zoom_row(o, row, last);
+            return;
         }
         for (uint x = gl_GlobalInvocationID.x; x < last; x += gl_NumWorkGroups.x * gl_WorkGroupSize.x) {
             o[NDIM - 1] = int(x);
