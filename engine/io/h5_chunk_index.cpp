@@ -151,6 +151,7 @@ private:
             if (flags & 0x20) prefix.skip(16);  // access, modification, change and birth times
             if (flags & 0x10) prefix.skip(4);   // attribute storage phase change values
             const uint64_t chunk0 = prefix.uint(1u << (flags & 3));
+            if (chunk0 > max_header_bytes) fail("object header chunk of " + std::to_string(chunk0) + " bytes");
             const uint64_t prefix_bytes = head.size() - prefix.left();
             todo.push_back({header, prefix_bytes + chunk0 + 4});
         } else {

@@ -277,7 +277,9 @@ FrameStackReader::StoredChunk FrameStackReader::located(size_t frame, const Chun
 
 std::optional<FrameStackReader::ChunkTable> FrameStackReader::chunk_table() const {
     if (dset_ < 0) throw InvalidArgument(path_ + ": reader was moved from");
-    if (!gpu_decodable() || !own_file_) return std::nullopt;
+    // A stack of more frames than its file has bytes is mostly frames never
+    // written: its table would outgrow the file.
+    if (!gpu_decodable() || !own_file_ || frames_ > file_size_) return std::nullopt;
     const std::string at = path_ + ":" + dataset_;
     std::optional<ChunkIndexQuery> query;
     {
@@ -305,6 +307,15 @@ std::optional<FrameStackReader::ChunkTable> FrameStackReader::chunk_table() cons
     for (const IndexedChunk& c : index.chunks)
         table[c.frame] = located(c.frame, ChunkAt{0, 0, c.mask, c.address, c.bytes, true});
     return table;
+}
+
+bool FrameStackReader::chunk_written(size_t frame) const {
+    HdfCall guard;
+    const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
+    hsize_t bytes = 0;
+    const bool written = H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) >= 0 && bytes > 0;
+    H5Eclear2(H5E_DEFAULT);
+    return written;
 }
 
 size_t FrameStackReader::chunk_bytes(size_t frame) const {
@@ -412,7 +423,9 @@ HostArray FrameStackReader::read_frame(size_t frame) const {
     check_frame(frame);
     HostArray out(Shape{rows_, cols_}, dtype_);
     const size_t es = dtype_size(dtype_);
-    if (bslz4_ && !one_frame_chunks_) {
+    // A frame whose one chunk was never written has nothing for read_chunk:
+    // read_bslz4_chunks gives it the fill value.
+    if (bslz4_ && (!one_frame_chunks_ || !chunk_written(frame))) {
         read_bslz4_chunks(frame, out);
         if (big_endian_ && es > 1) byteswap_elements(out.bytes, es);
         return out;

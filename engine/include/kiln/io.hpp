@@ -368,8 +368,8 @@ public:
     /// default format and the fixed array of libver latest; not the
     /// extensible array, version 2 B-tree, single chunk or implicit ones) or
     /// where stored_chunk gives nothing (a stack that is not gpu_decodable(),
-    /// or reached through an external link): ask stored_chunk frame by frame
-    /// then. Throws IoError as stored_chunk does, for an index that is
+    /// or reached through an external link) and for a stack of more frames
+    /// than its file has bytes: ask stored_chunk frame by frame then. Throws IoError as stored_chunk does, for an index that is
     /// malformed (bounds, order, cycles, checksums), and for one listing
     /// another number of chunks than HDF5 counts.
     std::optional<ChunkTable> chunk_table() const;
@@ -392,6 +392,8 @@ private:
     void check_stored(size_t frame, bool decoding) const;
     void check_within_file(size_t frame, uint64_t address, uint64_t bytes) const;
     void read_bslz4_chunks(size_t frame, HostArray& out) const;
+    // Whether a one-frame chunk is stored for the frame (a quick lookup).
+    bool chunk_written(size_t frame) const;
     // The frame read through HDF5 as mem_type (an hid_t), under HdfCall.
     void read_hyperslab(size_t frame, int64_t mem_type, void* out) const;
     // One chunk of a frame, as the chunk index records it.
