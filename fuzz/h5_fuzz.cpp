@@ -9,16 +9,26 @@
 //           bit 3 a wrong element size in the filter's parameters,
 //           bit 4 a compression option other than LZ4;
 //   then per chunk: a filter-mask byte, a 16-bit length (0: no chunk
-//   written) and that many bytes of chunk, as stored.
+//   written) and that many bytes of chunk, as stored;
+//   then patches, 3 bytes each: a 16-bit file offset (modulo the file's
+//   size) and a byte XORed into the file there.
 // The chunk bytes are the attacker's; the file's structure is HDF5's, whose
 // own parser of arbitrary files is not kiln's code and is not the target.
+// kiln's own parser of the structure (io/h5_chunk_index.hpp) is: the reader's
+// chunk table must agree with its frame-by-frame lookups on the file as
+// written, and read_chunk_index must refuse or read the patched file, asked
+// as HDF5 answered for the intact one.
 #include <hdf5.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "io/file.hpp"
+#include "io/h5_chunk_index.hpp"
+#include "io/h5_util.hpp"
 #include "kiln/error.hpp"
 #include "kiln/io.hpp"
 #include "temp_file.hpp"
@@ -35,7 +45,7 @@ struct Input {
     }
 };
 
-bool write_file(const std::string& path, Input in) {
+bool write_file(const std::string& path, Input& in) {
     const unsigned frames = in.byte() % 5;
     const hsize_t rows = in.byte() % 32 + 1, cols = in.byte() % 32 + 1;
     const uint8_t type_byte = in.byte(), flags = in.byte();
@@ -87,13 +97,63 @@ bool write_file(const std::string& path, Input in) {
     return ok;
 }
 
+// What HDF5 answers for the dataset's chunk index, for kiln's parser.
+std::optional<kiln::io::ChunkIndexQuery> query(const std::string& path) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) return std::nullopt;
+    const hid_t dset = H5Dopen2(file, "/entry/data/data", H5P_DEFAULT);
+    std::optional<kiln::io::ChunkIndexQuery> q;
+    if (dset >= 0) {
+        q = kiln::io::chunk_index_query(file, dset);
+        H5Dclose(dset);
+    }
+    H5Fclose(file);
+    return q;
+}
+
+// The input's patches applied to the file, then kiln's parser on it.
+void parse_patched(const std::string& path, const kiln::io::ChunkIndexQuery& q, Input in) {
+    std::vector<uint8_t> bytes;
+    {
+        kiln::io::File f = kiln::io::File::open_read(path);
+        bytes.resize(f.size());
+        f.read_exactly(std::as_writable_bytes(std::span<uint8_t>(bytes)));
+    }
+    if (bytes.empty()) return;
+    while (in.n >= 3) {
+        const size_t at = (size_t(in.byte()) | size_t(in.byte()) << 8) % bytes.size();
+        bytes[at] ^= in.byte();
+    }
+    kiln::fuzz::write_file(path, bytes.data(), bytes.size());
+    const kiln::io::File f = kiln::io::File::open_read(path);
+    const kiln::io::ChunkIndex index = kiln::io::read_chunk_index(f, bytes.size(), q, path);
+    const uint64_t frames = q.dims.size() == 3 ? q.dims[0] : 1;
+    for (size_t i = 0; i < index.chunks.size(); ++i)
+        if (index.chunks[i].frame >= frames || (i && index.chunks[i].frame <= index.chunks[i - 1].frame))
+            __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string& path = kiln::fuzz::temp_path(".h5");
-    if (!write_file(path, Input{data, size})) return 0;
+    Input in{data, size};
+    if (!write_file(path, in)) return 0;
     try {
         const kiln::io::FrameStackReader reader(path);
+        // The table read in one pass says what the lookups frame by frame say.
+        try {
+            if (const auto table = reader.chunk_table()) {
+                for (size_t f = 0; f < reader.frames(); ++f) {
+                    const auto one = reader.stored_chunk(f);
+                    const auto& at = (*table)[f];
+                    if (bool(one) != bool(at) ||
+                        (one && (one->offset != at->offset || one->bytes != at->bytes || one->coding != at->coding)))
+                        __builtin_trap();
+                }
+            }
+        } catch (const kiln::Error&) {
+        }
         std::vector<uint8_t> chunk;
         for (size_t f = 0; f < reader.frames(); ++f) {
             try {
@@ -118,6 +178,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // The whole dataset by path, as read_array reads "file.h5:/entry/data/data".
         const kiln::HostArray all = kiln::io::read_h5_dataset(path, "/entry/data/data");
         if (all.nbytes() != kiln::byte_size(all.shape, all.dtype)) __builtin_trap();
+    } catch (const kiln::Error&) {
+    }
+    try {
+        if (const auto q = query(path)) parse_patched(path, *q, in);
     } catch (const kiln::Error&) {
     }
     return 0;

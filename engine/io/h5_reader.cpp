@@ -10,6 +10,8 @@
 #include <span>
 #include <utility>
 
+#include "io/file.hpp"
+#include "io/h5_chunk_index.hpp"
 #include "io/h5_util.hpp"
 #include "kiln/bslz4_host.hpp"
 #include "kiln/error.hpp"
@@ -258,17 +260,62 @@ std::optional<FrameStackReader::StoredChunk> FrameStackReader::stored_chunk(size
     HdfCall guard;
     std::optional<StoredChunk> out;
     for_each_chunk(frame, [&](const ChunkAt& at) {
-        check_chunk(frame, at, false);
-        if (!at.stored) return;  // never written: read_for_decoder gives the fill value
-        const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
-        const bool raw = (at.mask & bitshuffle_filters_) != 0;  // check_chunk: then a frame's bytes
-        if (!raw && at.bytes > most_compressed(frame_bytes))
-            throw IoError(where(frame) + ": its chunk declares " + std::to_string(at.bytes) +
-                          " bytes, more than a frame of " + std::to_string(frame_bytes) +
-                          " bytes takes compressed");
-        out = StoredChunk{base_ + at.address, at.bytes, raw ? ChunkCoding::raw : ChunkCoding::bslz4};
+        if (at.stored) out = located(frame, at);  // else never written: read_for_decoder gives the fill value
     });
     return out;
+}
+
+FrameStackReader::StoredChunk FrameStackReader::located(size_t frame, const ChunkAt& at) const {
+    check_chunk(frame, at, false);
+    const uint64_t frame_bytes = byte_size(Shape{rows_, cols_}, dtype_);
+    const bool raw = (at.mask & bitshuffle_filters_) != 0;  // check_chunk: then a frame's bytes
+    if (!raw && at.bytes > most_compressed(frame_bytes))
+        throw IoError(where(frame) + ": its chunk declares " + std::to_string(at.bytes) +
+                      " bytes, more than a frame of " + std::to_string(frame_bytes) + " bytes takes compressed");
+    return StoredChunk{base_ + at.address, at.bytes, raw ? ChunkCoding::raw : ChunkCoding::bslz4};
+}
+
+std::optional<FrameStackReader::ChunkTable> FrameStackReader::chunk_table() const {
+    if (dset_ < 0) throw InvalidArgument(path_ + ": reader was moved from");
+    // A stack of more frames than its file has bytes is mostly frames never
+    // written: its table would outgrow the file.
+    if (!gpu_decodable() || !own_file_ || frames_ > file_size_) return std::nullopt;
+    const std::string at = path_ + ":" + dataset_;
+    std::optional<ChunkIndexQuery> query;
+    {
+        HdfCall guard;
+        query = chunk_index_query(file_, dset_);
+        H5Eclear2(H5E_DEFAULT);
+    }
+    if (!query) return std::nullopt;
+    const File file = File::open_read(path_);
+    const ChunkIndex index = read_chunk_index(file, file_size_, *query, at);
+    if (!index.supported) return std::nullopt;
+    // One pass of HDF5's own over the index (checked by kiln's first): the
+    // count of chunks must agree.
+    hsize_t counted = 0;
+    {
+        HdfCall guard;
+        Handle space(H5Dget_space(dset_), H5Sclose);
+        if (H5Dget_num_chunks(dset_, space.get(), &counted) < 0)
+            throw IoError(at + ": its chunk index cannot be read" + h5_detail());
+    }
+    if (index.chunks.size() != counted)
+        throw IoError(at + ": its chunk index (" + index.kind + ") lists " + std::to_string(index.chunks.size()) +
+                      " chunks as kiln reads it, HDF5 counts " + std::to_string(counted));
+    ChunkTable table(frames_);
+    for (const IndexedChunk& c : index.chunks)
+        table[c.frame] = located(c.frame, ChunkAt{0, 0, c.mask, c.address, c.bytes, true});
+    return table;
+}
+
+bool FrameStackReader::chunk_written(size_t frame) const {
+    HdfCall guard;
+    const hsize_t offset[3] = {rank3_ ? hsize_t(frame) : 0, 0, 0};
+    hsize_t bytes = 0;
+    const bool written = H5Dget_chunk_storage_size(dset_, rank3_ ? offset : offset + 1, &bytes) >= 0 && bytes > 0;
+    H5Eclear2(H5E_DEFAULT);
+    return written;
 }
 
 size_t FrameStackReader::chunk_bytes(size_t frame) const {
@@ -376,7 +423,9 @@ HostArray FrameStackReader::read_frame(size_t frame) const {
     check_frame(frame);
     HostArray out(Shape{rows_, cols_}, dtype_);
     const size_t es = dtype_size(dtype_);
-    if (bslz4_ && !one_frame_chunks_) {
+    // A frame whose one chunk was never written has nothing for read_chunk:
+    // read_bslz4_chunks gives it the fill value.
+    if (bslz4_ && (!one_frame_chunks_ || !chunk_written(frame))) {
         read_bslz4_chunks(frame, out);
         if (big_endian_ && es > 1) byteswap_elements(out.bytes, es);
         return out;

@@ -279,26 +279,43 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     const size_t batches = (total + batch - 1) / batch;
     const size_t frame_bytes = byte_size(Shape{m.rows, m.cols}, m.dtype), elem = dtype_size(m.dtype);
 
-    // Every frame's way in and its share of a slot, from the chunk indexes'
-    // sizes (a quick lookup each; where a chunk lies is looked up by the
-    // reader threads, as they go: HDF5 1.10 finds that in time growing with
-    // the frame's index, so doing it ahead for every frame would cost the
-    // square of the stack's length before the first batch).
+    // Every frame's way in and its share of a slot. Where kiln reads a
+    // file's chunk index itself (chunk_table, one pass), every chunk is
+    // located here and the reader threads pread without HDF5. Otherwise from
+    // the chunk index's sizes (a quick lookup each; where a chunk lies is
+    // looked up by the reader threads, as they go: HDF5 1.10 finds that in
+    // time growing with the frame's index, so doing it ahead for every frame
+    // would cost the square of the stack's length before the first batch).
     std::vector<Entry> entries(total);
+    std::vector<std::optional<io::FrameStackReader::ChunkTable>> tables(m.parts.size());
     bool any_direct = false, any_host_decoded = false;
     for (size_t p = 0; p < m.parts.size(); ++p) {
         const FrameStack::Part& part = m.parts[p];
         const io::FrameStackReader* reader = m.readers[p].get();
+        if (reader) {
+            try {
+                tables[p] = reader->chunk_table();
+            } catch (const IoError&) {
+                // An index kiln's reading refuses: HDF5's lookups, frame by
+                // frame, read what it can and name the frames they cannot.
+            }
+        }
         for (size_t k = 0; k < part.frames; ++k) {
             Entry& e = entries[part.first + k];
             e.share = frame_bytes;
             if (!reader) continue;
             any_host_decoded = any_host_decoded || !reader->gpu_decodable() || o.cpu_decompress;
             if (!reader->gpu_decodable() || !reader->own_file()) continue;
-            try {
-                e.stored = reader->chunk_bytes(k);
-            } catch (const IoError&) {
-                continue;  // never written: read_frame gives HDF5's fill value
+            if (tables[p]) {
+                const auto& at = (*tables[p])[k];
+                if (!at) continue;  // never written: read_frame gives HDF5's fill value
+                e.stored = at->bytes;
+            } else {
+                try {
+                    e.stored = reader->chunk_bytes(k);
+                } catch (const IoError&) {
+                    continue;  // never written: read_frame gives HDF5's fill value
+                }
             }
             e.direct = any_direct = true;
             if (!o.cpu_decompress) e.share = e.stored;
@@ -383,7 +400,8 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         const size_t p = m.part_of(frame);
         const size_t local = frame - m.parts[p].first;
         if (e.direct) {
-            const auto at = m.readers[p]->stored_chunk(local);  // where it lies (under HDF5's lock)
+            // Where it lies: from the table, or asked of HDF5 (under its lock).
+            const auto at = tables[p] ? (*tables[p])[local] : m.readers[p]->stored_chunk(local);
             if (!at || at->bytes != e.stored)
                 throw IoError(stack.where(frame) + ": its chunk changed while the stack was read");
             if (o.cpu_decompress && at->coding == ChunkCoding::bslz4) {

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -736,4 +737,71 @@ TEST_CASE("cli integrate-azimuthal's cake, sector, splitting, error models, clip
                            geometry_args));
     CHECK(r.code != 0);
     CHECK_THAT(r.err, Catch::Contains("choose one"));
+}
+
+TEST_CASE("integrate_stack locates chunks from the index read in one pass, or frame by frame where kiln does not read it",
+          "[azimuthal][stack][h5]") {
+    // Chunks written out of order, two frames never written (HDF5's fill
+    // value, zeros), one stored unfiltered: in HDF5's default format (a
+    // version 1 B-tree), and with libver latest a fixed array (both read by
+    // kiln) and an extensible array (HDF5's lookups, frame by frame).
+    const size_t n = 10;
+    auto frames = make_frames(n, 61);
+    const std::set<size_t> never = {2, 7};
+    for (size_t k : never) frames[k] = HostArray(Shape{rows, cols}, DType::uint32);  // zeros
+    const Reference want = reference(frames, setup_of_args());
+    TempDir dir;
+    Context ctx = test::context();
+    const AzimuthalIntegrator integ(ctx, setup_of_args());
+    for (int variant = 0; variant < 3; ++variant) {
+        const bool latest = variant > 0, fixed = variant == 1;
+        INFO((variant == 0 ? "version 1 B-tree" : fixed ? "fixed array" : "extensible array"));
+        const std::string path = dir.file("v" + std::to_string(variant) + ".h5");
+        {
+            io::FloatEnvGuard fp;
+            hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+            if (latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+            hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+            const hsize_t dims[3] = {n, rows, cols}, chunk[3] = {1, rows, cols};
+            const hsize_t max_dims[3] = {fixed ? n : H5S_UNLIMITED, rows, cols};
+            hid_t space = H5Screate_simple(3, dims, max_dims);
+            hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            H5Pset_chunk(dcpl, 3, chunk);
+            const std::vector<unsigned> cd =
+                H5Zfilter_avail(32008) > 0 ? std::vector<unsigned>{0, 2} : std::vector<unsigned>{0, 3, 4, 0, 2};
+            H5Pset_filter(dcpl, 32008, H5Z_FLAG_OPTIONAL, cd.size(), cd.data());
+            hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+            H5Pset_create_intermediate_group(lcpl, 1);
+            hid_t d = H5Dcreate2(f, "/entry/data/data", H5T_STD_U32LE, space, lcpl, dcpl, H5P_DEFAULT);
+            REQUIRE(d >= 0);
+            for (size_t k : {9, 0, 4, 8, 1, 6, 3, 5}) {
+                const hsize_t offset[3] = {k, 0, 0};
+                const auto b = test::bytes_of(frames[k]);
+                const std::vector<uint8_t> chunk_bytes =
+                    k == 4 ? std::vector<uint8_t>(b.begin(), b.end()) : test::compress(frames[k]);
+                REQUIRE(H5Dwrite_chunk(d, H5P_DEFAULT, k == 4 ? 1 : 0, offset, chunk_bytes.size(),
+                                       chunk_bytes.data()) >= 0);
+            }
+            H5Dclose(d);
+            H5Pclose(lcpl);
+            H5Pclose(dcpl);
+            H5Sclose(space);
+            H5Fclose(f);
+            H5Pclose(fapl);
+        }
+        CHECK(bool(io::FrameStackReader(path).chunk_table()) == (variant < 2));
+        const FrameStack stack({path});
+        REQUIRE(stack.gpu_decodable());
+        for (bool host : {false, true}) {
+            INFO("decoded on the " << (host ? "host" : "GPU"));
+            StackOptions o;
+            o.batch = 3;
+            o.cpu_decompress = host;
+            const std::string out = dir.file("p" + std::to_string(variant) + (host ? "h" : "g") + ".npy");
+            io::NpyProfileWriter npy(out, "intensity");
+            const StackSummary s = integrate_stack(ctx, integ, stack, npy, o);
+            CHECK(s.frames == n);
+            CHECK(npy_floats(out) == want.intensity);
+        }
+    }
 }

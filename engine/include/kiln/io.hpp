@@ -358,6 +358,21 @@ public:
     /// the frame's index (about 10 ns per frame before it with a version 1
     /// B-tree, 70 with an extensible array); chunk_bytes is a quick lookup.
     std::optional<StoredChunk> stored_chunk(size_t frame) const;
+    /// Per frame, what stored_chunk gives (nullopt: never written).
+    using ChunkTable = std::vector<std::optional<StoredChunk>>;
+    /// Every frame's stored_chunk, read from the chunk index in one pass
+    /// (kiln reads the index itself, with pread; HDF5's own lock is held only
+    /// to ask where the dataset's header lies and to count its chunks), each
+    /// checked as stored_chunk checks it. nullopt where kiln does not read
+    /// the dataset's index (indexes read: the version 1 B-tree of HDF5's
+    /// default format and the fixed array of libver latest; not the
+    /// extensible array, version 2 B-tree, single chunk or implicit ones) or
+    /// where stored_chunk gives nothing (a stack that is not gpu_decodable(),
+    /// or reached through an external link) and for a stack of more frames
+    /// than its file has bytes: ask stored_chunk frame by frame then. Throws IoError as stored_chunk does, for an index that is
+    /// malformed (bounds, order, cycles, checksums), and for one listing
+    /// another number of chunks than HDF5 counts.
+    std::optional<ChunkTable> chunk_table() const;
     /// Whether the dataset lies in the file opened (not reached through an
     /// external link).
     bool own_file() const { return own_file_; }
@@ -377,6 +392,8 @@ private:
     void check_stored(size_t frame, bool decoding) const;
     void check_within_file(size_t frame, uint64_t address, uint64_t bytes) const;
     void read_bslz4_chunks(size_t frame, HostArray& out) const;
+    // Whether a one-frame chunk is stored for the frame (a quick lookup).
+    bool chunk_written(size_t frame) const;
     // The frame read through HDF5 as mem_type (an hid_t), under HdfCall.
     void read_hyperslab(size_t frame, int64_t mem_type, void* out) const;
     // One chunk of a frame, as the chunk index records it.
@@ -390,6 +407,9 @@ private:
     template <typename F>
     void for_each_chunk(size_t frame, F&& f) const;
     void check_chunk(size_t frame, const ChunkAt& at, bool decoding) const;
+    // A stored chunk as stored_chunk hands it out, checked (check_chunk, and
+    // no larger than a frame takes compressed).
+    StoredChunk located(size_t frame, const ChunkAt& at) const;
     void release() noexcept;
 
     std::string path_, dataset_;
