@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "job.hpp"
 #include "kiln/io.hpp"
 
 namespace kiln::cli {
@@ -31,11 +33,42 @@ Context& Globals::context() {
     return *ctx;
 }
 
+bool Globals::speaks() const { return !job || job->root(); }
+
 void Globals::report() {
     if (!ctx) return;
-    ctx->sync();
-    if (profile) std::cerr << ctx->profile().table();
-    if (!trace.empty()) save_text(*this, trace, ctx->profile().chrome_trace());
+    std::vector<Context> all = contexts.empty() ? std::vector<Context>{*ctx} : contexts;
+    for (Context& c : all) c.sync();
+    if (!profile && trace.empty()) return;
+    // A row per device (tid) and rank (pid), named where there are several.
+    const int rank = job ? job->rank() : 0;
+    const bool several = all.size() > 1 || (job && job->size() > 1);
+    std::vector<TraceTrack> tracks;
+    for (size_t k = 0; k < all.size(); ++k) {
+        TraceTrack t{rank + 1, int(k) + 1, "", "", all[k].profile().events()};
+        if (several) {
+            t.process = job ? "rank " + std::to_string(rank) : "kiln";
+            t.thread = "device " + std::to_string(k) + ": " + all[k].device().name;
+        }
+        tracks.push_back(std::move(t));
+    }
+    if (job) tracks = job->gather_tracks(std::move(tracks));
+    if (!speaks()) return;
+    if (profile) {
+        if (tracks.size() == 1) {
+            std::cerr << ctx->profile().table();
+        } else {
+            // Every row's kept events in one table (each context's own keeps
+            // its statistics over all of its runs).
+            size_t events = 0;
+            for (const TraceTrack& t : tracks) events += t.events.size();
+            Profile merged(std::max<size_t>(events, 1));
+            for (const TraceTrack& t : tracks)
+                for (const TraceEvent& e : t.events) merged.add(e.name, e.start_us, e.duration_us, e.submission);
+            std::cerr << merged.table();
+        }
+    }
+    if (!trace.empty()) save_text(*this, trace, chrome_trace(tracks));
 }
 
 std::vector<Registrar>& command_families() {
@@ -127,10 +160,15 @@ CLI::App* add_command(CLI::App& app, Globals& g, const std::string& name, const 
                       std::function<void()> action) {
     CLI::App* sub = app.add_subcommand(name, help);
     sub->callback([&g, sub, action] {
-        // Every output is checked writable before any work is done.
-        if (!g.trace.empty()) g.outputs.claim(g.trace);
+        if (g.job && g.job->size() > 1 && sub->get_name() != "integrate-azimuthal")
+            throw InvalidArgument(sub->get_name() + " runs as one process; under mpirun (" +
+                                  std::to_string(g.job->size()) +
+                                  " ranks here) only integrate-azimuthal splits its work; run it without mpirun");
+        // Every output is checked writable before any work is done (by
+        // rank 0 alone under mpirun: it writes them).
+        if (!g.trace.empty() && g.speaks()) g.outputs.claim(g.trace);
         for (const OutputOption& o : g.output_options) {
-            if (o.command != sub || o.path->empty()) continue;
+            if (o.command != sub || o.path->empty() || !g.speaks()) continue;
             if (o.array_file) claim_array_output(g, *o.path);
             else g.outputs.claim(*o.path);
         }

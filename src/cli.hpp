@@ -14,6 +14,8 @@
 
 namespace kiln::cli {
 
+class Job;
+
 /// An option naming an output file of a subcommand (add_output).
 struct OutputOption {
     const CLI::App* command;
@@ -33,6 +35,12 @@ struct Globals {
     std::string trace;        ///< Chrome trace output
     bool json = false;        ///< scalars and tables as JSON
     std::optional<Context> ctx;
+    /// Every context of a command on several devices (--devices), ctx the
+    /// first; empty otherwise. report() covers each.
+    std::vector<Context> contexts;
+    /// The MPI job under mpirun (job.hpp), else null: then rank 0 alone
+    /// claims and writes outputs and prints.
+    Job* job = nullptr;
     /// The exit status of a command that succeeded (130: stopped by Ctrl-C
     /// with what it finished written).
     int exit_code = 0;
@@ -44,8 +52,12 @@ struct Globals {
 
     /// The context, created on first use with the chosen device.
     Context& context();
-    /// After an operation: profile table and trace when asked.
+    /// After an operation: profile table and trace when asked, of every
+    /// device (one trace row each) and, under mpirun, every rank (rank 0
+    /// prints and writes them).
     void report();
+    /// Whether this process prints and writes outputs (not a rank other than 0).
+    bool speaks() const;
 };
 
 /// An array read from a file (.npy, .fits, .tif, .png).

@@ -4,12 +4,14 @@
 // decompress-bslz4 (one frame of a stack, decoded on the GPU).
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
 
 #include "cli.hpp"
 #include "interrupt.hpp"
+#include "job.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/bslz4.hpp"
 #include "kiln/detector.hpp"
@@ -247,6 +249,21 @@ std::vector<Context> open_devices(const std::string& spec) {
     return contexts;
 }
 
+// Under mpirun with no --device, --devices or KILN_DEVICE: this rank's GPU,
+// its rank on the host modulo the devices of the kind kiln picks by itself
+// (the first of discrete, integrated, virtual, cpu that is present), so
+// ranks on one host share its GPUs and none takes the CPU's driver beside them.
+std::string rank_device(const Job& job) {
+    const std::vector<DeviceInfo> infos = Context::devices();
+    for (const char* type : {"discrete", "integrated", "virtual", "cpu", "other"}) {
+        std::vector<uint32_t> kind;
+        for (const DeviceInfo& i : infos)
+            if (i.type == type && i.vulkan13) kind.push_back(i.index);
+        if (!kind.empty()) return std::to_string(kind[size_t(job.local_rank()) % kind.size()]);
+    }
+    return "";
+}
+
 void run_integrate(Globals& g, const AzimuthalArgs& a) {
     using Clock = std::chrono::steady_clock;
     // Every output's type is known before any work.
@@ -267,6 +284,9 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
         if (!g.device.empty()) throw InvalidArgument("--device and --devices: give one of them");
         contexts = open_devices(a.devices);
         g.ctx = contexts.front();
+        g.contexts = contexts;
+    } else if (g.job && g.device.empty() && !std::getenv("KILN_DEVICE")) {
+        g.device = rank_device(*g.job);
     }
     Context& ctx = g.context();
     const auto t0 = Clock::now();
@@ -278,11 +298,19 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     for (const AzimuthalIntegrator& i : more) integrators.push_back(&i);
     const double matrix_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const size_t batch = std::max<size_t>(1, std::min(a.batch, stack.frames()));
-    if (a.verbose && !a.quiet) print_setup(ctx, a, stack, geo, integ, matrix_seconds, batch);
+    // Under mpirun, rank 0 prints and writes for the job.
+    const bool quiet = a.quiet || !g.speaks();
+    if (a.verbose && !quiet) print_setup(ctx, a, stack, geo, integ, matrix_seconds, batch);
 
-    io::ProfileFanout sink;
-    sink.add(open_sink(g, a.output, "intensity", stack.single(), &interrupt));
-    if (!a.errors.empty()) sink.add(open_sink(g, a.errors, "sigma", stack.single()));
+    io::ProfileFanout files;
+    if (g.speaks()) {
+        files.add(open_sink(g, a.output, "intensity", stack.single(), &interrupt));
+        if (!a.errors.empty()) files.add(open_sink(g, a.errors, "sigma", stack.single()));
+    }
+    // Under mpirun, rank 0's sink writes every rank's batches to the files,
+    // the others' send theirs to it.
+    const std::unique_ptr<JobSink> job_sink = g.job ? g.job->sink(&files, batch) : nullptr;
+    io::ProfileSink& sink = job_sink ? static_cast<io::ProfileSink&>(*job_sink) : files;
     io::ProfileMeta meta;
     meta.geometry = setup.geometry;
     if (geo.detector) {
@@ -309,11 +337,23 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     o.fields = {"intensity"};
     if (setup.error_model != kiln::IntegrateParams::ErrorModel::none) o.fields.insert(o.fields.end(), {"sigma", "std"});
     o.fields.push_back("count");
-    ProgressBar bar("integrating", stack.frames(), !a.quiet && !g.json);
-    o.progress = [&](const StackProgress& p) { bar.update(p.done, p.seconds); };
+    if (g.job) {
+        o.shards = size_t(g.job->size());
+        o.shard = size_t(g.job->rank());
+    }
+    ProgressBar bar("integrating", stack.frames(), !quiet && !g.json);
+    o.progress = [&](const StackProgress& p) { bar.update(job_sink ? job_sink->written() : p.done, p.seconds); };
     o.stop = &interrupt.stop();
-    const StackSummary done = integrate_stack(integrators, stack, sink, o, meta);
+    StackSummary done = integrate_stack(integrators, stack, sink, o, meta);
     bar.clear();
+    if (g.job) {
+        // The job's: every rank's frames (rank 0's sink wrote them) and devices.
+        done.devices = g.job->integrated(done);
+        if (!g.speaks()) return;
+        done.frames = job_sink->written();
+        done.stopped = job_sink->cut();
+    }
+    const size_t ranks = g.job ? size_t(g.job->size()) : 1;
 
     if (!a.radial.empty()) save(g, HostArray::from(Shape{integ.bins()}, integ.csr().bin_centers), a.radial);
     const std::string written_to =
@@ -326,14 +366,16 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     const double rate = done.seconds > 0 ? double(done.frames) / done.seconds : 0;
     if (g.json) {
         std::printf("{\"frames\": %zu, \"total\": %zu, \"bins\": %zu, \"seconds\": %s, \"frames_per_second\": %s, "
-                    "\"path\": %s, \"devices\": %zu, \"interrupted\": %s}\n",
+                    "\"path\": %s, \"devices\": %zu, \"ranks\": %zu, \"interrupted\": %s}\n",
                     done.frames, done.total, integ.bins(), json_number(done.seconds).c_str(),
-                    json_number(rate).c_str(), json_string(done.path).c_str(), done.devices,
+                    json_number(rate).c_str(), json_string(done.path).c_str(), done.devices, ranks,
                     done.stopped ? "true" : "false");
     } else if (!a.quiet) {
+        const std::string spread = (ranks > 1 ? ", " + std::to_string(ranks) + " ranks" : std::string()) +
+                                   (done.devices > 1 ? ", " + std::to_string(done.devices) + " devices" : "");
         std::printf("integrated %zu frame%s into %zu bins in %.3f s (%.1f frames/s, %s%s)\n", done.frames,
                     done.frames == 1 ? "" : "s", integ.bins(), done.seconds, rate, done.path.c_str(),
-                    done.devices > 1 ? (", " + std::to_string(done.devices) + " devices").c_str() : "");
+                    spread.c_str());
         if (a.verbose)
             std::fprintf(stderr, "summary: %zu frames, %.3f s, %.1f frames/s, %u reader thread%s, written to %s\n",
                          done.frames, done.seconds, rate, done.readers, done.readers == 1 ? "" : "s",
@@ -364,7 +406,12 @@ void register_azimuthal(CLI::App& app, Globals& g) {
             "Geometry: --poni FILE (pyFAI's), then --detector NAME (pixel sizes, shape, gap mask OR-ed with "
             "--mask), then the options given (--dist, --poni1, ..., --pixel, --pixel1, --pixel2) override, in "
             "that order.\n"
-            "On a terminal, a progress line shows frames done, frames/s and the time left (-q: none).",
+            "On a terminal, a progress line shows frames done, frames/s and the time left (-q: none).\n"
+            "Under Open MPI's mpirun -np N (a kiln built with MPI), rank r reads batches r, r+N, r+2N... "
+            "straight from the files and integrates them on its own GPU (its rank on the host modulo the GPUs, "
+            "unless --device or --devices says), the other ranks send their profiles to rank 0, and rank 0 "
+            "writes the one output in frame order, the same bytes as one process writes; a rank that fails "
+            "fails the job with its message (\"rank R: ...\") and no output.",
             [a, &g] { run_integrate(g, *a); });
         a->command = c;
         c->add_option("FRAMES", a->inputs,

@@ -118,27 +118,48 @@ std::string Profile::table() const {
     return s;
 }
 
-std::string Profile::chrome_trace() const {
+namespace {
+
+std::string json_escaped(const std::string& text) {
+    std::string s;
+    for (char c : text) {
+        if (c == '"' || c == '\\') s += '\\';
+        s += c;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string chrome_trace(const std::vector<TraceTrack>& tracks) {
     std::string s = "{\"traceEvents\":[";
     char buf[512];
     bool first = true;
-    for (auto& e : events_) {
-        std::string name;
-        for (char c : e.name) {
-            if (c == '"' || c == '\\') name += '\\';
-            name += c;
-        }
-        std::snprintf(buf, sizeof buf,
-                      "%s{\"name\":\"%s\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,"
-                      "\"tid\":1,\"args\":{\"submission\":%llu}}",
-                      first ? "" : ",", name.c_str(), e.start_us, e.duration_us,
-                      static_cast<unsigned long long>(e.submission));
-        s += buf;
+    const auto metadata = [&](const char* what, const TraceTrack& t, const std::string& name) {
+        if (name.empty()) return;
+        s += std::string(first ? "" : ",") + "{\"name\":\"" + what + "\",\"ph\":\"M\",\"pid\":" +
+             std::to_string(t.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"args\":{\"name\":\"" +
+             json_escaped(name) + "\"}}";
         first = false;
+    };
+    for (const TraceTrack& t : tracks) {
+        metadata("process_name", t, t.process);
+        metadata("thread_name", t, t.thread);
+        for (const TraceEvent& e : t.events) {
+            std::snprintf(buf, sizeof buf,
+                          "%s{\"name\":\"%s\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,"
+                          "\"tid\":%d,\"args\":{\"submission\":%llu}}",
+                          first ? "" : ",", json_escaped(e.name).c_str(), e.start_us, e.duration_us, t.pid, t.tid,
+                          static_cast<unsigned long long>(e.submission));
+            s += buf;
+            first = false;
+        }
     }
     s += "],\"displayTimeUnit\":\"ns\"}\n";
     return s;
 }
+
+std::string Profile::chrome_trace() const { return kiln::chrome_trace({TraceTrack{1, 1, "", "", events()}}); }
 
 void Profile::write_chrome_trace(const std::string& path) const {
     // Written beside the destination and renamed over it, so the path never

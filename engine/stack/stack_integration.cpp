@@ -275,8 +275,15 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
             throw InvalidArgument("integrate_stack: the integrator is made for " + std::to_string(d.second->pixels()) +
                                   " pixels, the frames hold " + std::to_string(m.rows) + "x" + std::to_string(m.cols));
     for (const std::string& f : o.fields) (void)field_of(AzimuthalResult{}, f);
+    if (o.shards == 0 || o.shard >= o.shards)
+        throw InvalidArgument("integrate_stack: share " + std::to_string(o.shard) + " of " + std::to_string(o.shards) +
+                              " batches; give shards >= 1 and shard below it");
     const size_t total = m.frames, batch = std::min(o.batch, total);
     const size_t batches = (total + batch - 1) / batch;
+    // This run's batches: every shards-th from shard (all of them alone).
+    std::vector<size_t> mine;
+    for (size_t b = o.shard; b < batches; b += o.shards) mine.push_back(b);
+    const auto is_mine = [&](size_t frame) { return frame / batch % o.shards == o.shard; };
     const size_t frame_bytes = byte_size(Shape{m.rows, m.cols}, m.dtype), elem = dtype_size(m.dtype);
 
     // Every frame's way in and its share of a slot. Where kiln reads a
@@ -303,7 +310,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         for (size_t k = 0; k < part.frames; ++k) {
             Entry& e = entries[part.first + k];
             e.share = frame_bytes;
-            if (!reader) continue;
+            if (!reader || !is_mine(part.first + k)) continue;
             any_host_decoded = any_host_decoded || !reader->gpu_decodable() || o.cpu_decompress;
             if (!reader->gpu_decodable() || !reader->own_file()) continue;
             if (tables[p]) {
@@ -323,14 +330,16 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     }
     std::vector<size_t> batch_first(batches);
     std::vector<std::vector<uint64_t>> offsets(batches);
-    size_t capacity = 0;
+    size_t capacity = 0, share_frames = 0;
     for (size_t b = 0; b < batches; ++b) {
         batch_first[b] = b * batch;
         const size_t n = std::min(batch, total - b * batch);
         auto& off = offsets[b];
         off.assign(1, 0);
         for (size_t k = 0; k < n; ++k) off.push_back(off.back() + entries[b * batch + k].share);
+        if (b % o.shards != o.shard) continue;
         capacity = std::max<size_t>(capacity, off.back());
+        share_frames += n;
     }
     StackSummary summary;
     summary.total = total;
@@ -358,7 +367,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
 
     // Per device: slots of pinned input, decoder, graph and pinned profiles.
     constexpr size_t slots = 3;
-    const size_t ndev = std::min(devs.size(), batches);
+    const size_t ndev = std::min(devs.size(), mine.size());
     const size_t field_bytes = batch * layout.frame_values() * sizeof(float);
     std::vector<Device> dev(ndev);
     const auto in_slot = [&](Device& d, size_t s) { return d.in.data() + s * capacity; };
@@ -369,7 +378,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         Device& d = dev[k];
         d.ctx = devs[k].first;
         d.integ = devs[k].second;
-        for (size_t b = k; b < batches; b += ndev) d.order.push_back(b);
+        for (size_t j = k; j < mine.size(); j += ndev) d.order.push_back(mine[j]);
         d.in = PinnedBuffer(d.ctx, slots * capacity);
         d.out = PinnedBuffer(d.ctx, slots * o.fields.size() * field_bytes);
         for (size_t s = 0; s < slots; ++s) {
@@ -393,7 +402,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     // threads shared among the devices.
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u);
-    const unsigned per_device = std::max(1u, threads / unsigned(ndev));
+    const unsigned per_device = std::max(1u, threads / unsigned(std::max<size_t>(ndev, 1)));
     summary.readers = per_device * unsigned(ndev);
     auto load = [&](size_t frame, std::byte* dst) {
         Entry& e = entries[frame];
@@ -434,7 +443,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     // the sink sees what one device would give.
     std::mutex mu;
     std::condition_variable cv;
-    size_t written_batches = 0;  // batches 0..written_batches-1 are written
+    size_t written_batches = 0;  // this run's batches below written_batches are written
     bool abort = false;
     std::exception_ptr error;
     const auto fail = [&](std::exception_ptr e) {
@@ -517,9 +526,10 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
                                                 [&d, &in_slot](size_t s) { return in_slot(d, s); }, load);
             d.thread = std::thread(drive, std::ref(d));
         }
-        for (size_t b = 0; b < batches; ++b) {
-            Device& d = dev[b % ndev];
-            const size_t i = b / ndev, s = i % slots, n = offsets[b].size() - 1;
+        for (size_t j = 0; j < mine.size(); ++j) {
+            const size_t b = mine[j];
+            Device& d = dev[j % ndev];
+            const size_t i = j / ndev, s = i % slots, n = offsets[b].size() - 1;
             {
                 std::unique_lock lock(mu);
                 cv.wait(lock, [&] { return error || d.finished > i || d.done; });
@@ -532,7 +542,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
             written += n;
             // Progress before the slot is free: a stop it asks for is seen
             // before that device launches into the slot again.
-            if (o.progress) o.progress(StackProgress{written, total, since()});
+            if (o.progress) o.progress(StackProgress{written, share_frames, since()});
             d.loader->release(i);
             {
                 std::lock_guard lock(mu);
@@ -542,7 +552,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         }
         stop_all();
         if (error) std::rethrow_exception(error);
-        summary.stopped = written < total;
+        summary.stopped = written < share_frames;
         sink.finish(written);
     } catch (...) {
         stop_all();

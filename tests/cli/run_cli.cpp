@@ -30,10 +30,14 @@ std::string kiln_binary() {
 }
 
 CliRun run_kiln(const TempDir& dir, const std::vector<std::string>& args) {
+    return run_program(dir, kiln_binary(), args);
+}
+
+CliRun run_program(const TempDir& dir, const std::string& program, const std::vector<std::string>& args) {
     // stdout and stderr go to files outside dir, so dir holds only what kiln wrote.
     static int counter = 0;
     const std::string base = dir.path.string() + ".run" + std::to_string(counter++);
-    std::string command = "cd " + quoted(dir.path.string()) + " && exec " + quoted(kiln_binary());
+    std::string command = "cd " + quoted(dir.path.string()) + " && exec " + quoted(program);
     for (const std::string& a : args) command += " " + quoted(a);
     command += " </dev/null >" + quoted(base + ".out") + " 2>" + quoted(base + ".err");
     const int status = std::system(command.c_str());
@@ -43,7 +47,7 @@ CliRun run_kiln(const TempDir& dir, const std::vector<std::string>& args) {
     r.err = slurp(base + ".err");
     std::remove((base + ".out").c_str());
     std::remove((base + ".err").c_str());
-    r.what = "kiln";
+    r.what = program == kiln_binary() ? "kiln" : program;
     for (const std::string& a : args) r.what += " " + a;
     r.what += "\n-> exit " + std::to_string(r.code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
     INFO(r.what);

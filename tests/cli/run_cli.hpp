@@ -22,6 +22,9 @@ std::string kiln_binary();
 /// message on stderr fails the test.
 CliRun run_kiln(const TempDir& dir, const std::vector<std::string>& args);
 
+/// Runs `program` with args in `dir` as run_kiln does (`mpirun ... kiln`).
+CliRun run_program(const TempDir& dir, const std::string& program, const std::vector<std::string>& args);
+
 /// Writes a small array file through kiln itself (kiln full), so each test
 /// starts from files kiln reads.
 void make_full(const TempDir& dir, const std::string& name, const std::vector<std::string>& shape,

@@ -23,6 +23,7 @@
 
 #include "bslz4_support.hpp"
 #include "cli/run_cli.hpp"
+#include "cli/stack_support.hpp"
 #include "io/fp_env.hpp"
 #include "kiln/azimuthal.hpp"
 #include "kiln/detector.hpp"
@@ -35,65 +36,11 @@ using namespace kiln;
 using kiln::test::CliRun;
 using kiln::test::run_kiln;
 using kiln::test::TempDir;
+using namespace kiln::test::stack;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr size_t rows = 24, cols = 30, bins = 16;
-const std::vector<std::string> geometry_args = {"--bins", "16", "--pixel", "1e-3", "--dist", "0.05", "--poni1",
-                                                "0.011", "--poni2", "0.013"};
-
-std::vector<HostArray> make_frames(size_t n, uint32_t seed, size_t r = rows, size_t c = cols) {
-    std::vector<HostArray> out;
-    for (size_t k = 0; k < n; ++k) out.push_back(test::poisson(Shape{r, c}, DType::uint32, 40.0, seed + uint32_t(k)));
-    return out;
-}
-
-// A bitshuffle-LZ4 stack as detectors write it (kiln's writer: one
-// compressed chunk per frame).
-void write_stack(const std::string& path, const std::vector<HostArray>& frames) {
-    io::FrameStackWriter w(path, "/entry/data/data", frames[0].shape.y(), frames[0].shape.x(), DType::uint32, true);
-    for (const auto& f : frames) w.write_frame(f);
-    w.close();
-}
-
-// The C++ API's profiles of the frames, integrated in one batch.
-struct Reference {
-    std::vector<float> intensity, sigma, std, count;
-    std::vector<double> radial;
-};
-Reference reference(const std::vector<HostArray>& frames, const AzimuthalSetup& setup) {
-    Context ctx = test::context();
-    AzimuthalIntegrator integ(ctx, setup);
-    const size_t r = frames[0].shape.y(), c = frames[0].shape.x();
-    std::vector<uint32_t> all;
-    for (const auto& f : frames) all.insert(all.end(), f.as<uint32_t>().begin(), f.as<uint32_t>().end());
-    const AzimuthalResult res =
-        integ.integrate(Array::from_host(ctx, HostArray::from(Shape{frames.size(), r, c}, all)));
-    return {res.intensity.to_vector<float>(), res.sem.to_vector<float>(), res.std.to_vector<float>(),
-            res.count.to_vector<float>(), integ.csr().bin_centers};
-}
-
-AzimuthalSetup setup_of_args(size_t r = rows, size_t c = cols) {
-    AzimuthalSetup s;
-    s.geometry = Geometry{r, c, 1e-3, 1e-3, 0.05, 0.011, 0.013, 0, 0, 0, 1e-10};
-    s.unit = Radial::q_nm;
-    s.bins = bins;
-    return s;
-}
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-std::vector<float> npy_floats(const std::string& path, Shape* shape = nullptr) {
-    const HostArray a = io::read_npy(path);
-    if (shape) *shape = a.shape;
-    REQUIRE(a.dtype == DType::float32);
-    return {a.as<float>().begin(), a.as<float>().end()};
-}
 
 // A float32 dataset of an HDF5 file with its dimensions.
 std::vector<float> h5_floats(const std::string& path, const std::string& name, std::vector<hsize_t>& dims) {
@@ -139,11 +86,6 @@ double h5_double_attribute(const std::string& path, const std::string& name) {
     return v;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // A pyFAI text profile: its '#' lines and its columns.
 struct TextProfile {
     std::vector<std::string> header;
@@ -173,17 +115,6 @@ TextProfile read_text(const std::string& path) {
 void check_printed(double got, double want) {
     CHECK(std::abs(got - want) <= 5.01e-7 * std::abs(want) + 1e-30);
 }
-
-// A stack of n frames in `name` and the C++ API's profiles of it.
-struct StackFixture {
-    TempDir dir;
-    std::vector<HostArray> frames;
-    Reference want;
-    StackFixture(size_t n, uint32_t seed, const std::string& name) : frames(make_frames(n, seed)) {
-        write_stack(dir.file(name), frames);
-        want = reference(frames, setup_of_args());
-    }
-};
 
 }  // namespace
 
@@ -604,6 +535,82 @@ TEST_CASE("integrate_stack on several contexts gives the one-device profiles, in
     CHECK(s.devices == 2);
     CHECK(npy_floats(dir.file("few.npy")) == fx.want.intensity);
     CHECK_THROWS_AS(integrate_stack(std::vector<Context>{}, setup_of_args(), stack, npy, o), InvalidArgument);
+}
+
+TEST_CASE("integrate_stack's shares of the batches together give the whole stack's profiles",
+          "[azimuthal][stack]") {
+    // What each MPI rank of `kiln integrate-azimuthal` runs: every
+    // shards-th batch. A sink keeping what it gets checks each share holds
+    // exactly its batches, in order, with the whole run's profiles.
+    struct Keeping : io::ProfileSink {
+        size_t frames = 0, values = 0, finished = 0;
+        bool begun = false;
+        std::vector<std::pair<size_t, size_t>> batches;  // (first, n)
+        std::vector<float> got;                          // intensity by frame, NaN where not written
+        void begin(const io::ProfileLayout& l) override {
+            begun = true;
+            frames = l.frames;
+            values = l.frame_values();
+            got.assign(frames * values, std::nanf(""));
+        }
+        void write(size_t first, size_t n, std::span<const float* const> f) override {
+            batches.emplace_back(first, n);
+            std::copy(f[0], f[0] + n * values, got.begin() + long(first * values));
+        }
+        void finish(size_t n) override { finished = n; }
+    };
+    const StackFixture fx(11, 95, "s.h5");
+    const FrameStack stack({fx.dir.file("s.h5")});
+    for (size_t contexts : {1, 2}) {
+        for (bool host : {false, true}) {
+            INFO(contexts << " contexts, decoded on the " << (host ? "host" : "GPU"));
+            std::vector<Context> devices;
+            for (size_t k = 0; k < contexts; ++k) devices.push_back(test::context());
+            // 6 batches of 2 frames (the last of one) in 3 shares, then 7
+            // shares: the last holds no batch.
+            for (size_t shards : {3, 7}) {
+                std::vector<float> whole(fx.want.intensity.size(), std::nanf(""));
+                for (size_t shard = 0; shard < shards; ++shard) {
+                    INFO("share " << shard << " of " << shards);
+                    StackOptions o;
+                    o.batch = 2;
+                    o.cpu_decompress = host;
+                    o.shards = shards;
+                    o.shard = shard;
+                    size_t last_total = 0;
+                    o.progress = [&](const StackProgress& p) { last_total = p.total; };
+                    Keeping sink;
+                    const StackSummary s = integrate_stack(devices, setup_of_args(), stack, sink, o);
+                    std::vector<std::pair<size_t, size_t>> want;
+                    for (size_t b = shard; b < 6; b += shards) want.emplace_back(2 * b, b == 5 ? 1 : 2);
+                    size_t frames = 0;
+                    for (const auto& w : want) frames += w.second;
+                    CHECK(sink.begun);
+                    CHECK(sink.frames == 11);
+                    CHECK(sink.batches == want);
+                    CHECK(sink.finished == frames);
+                    CHECK(s.frames == frames);
+                    CHECK(s.total == 11);
+                    CHECK_FALSE(s.stopped);
+                    CHECK(s.devices == std::min(contexts, want.size()));
+                    if (!want.empty()) CHECK(last_total == frames);
+                    for (const auto& [first, n] : want)
+                        for (size_t k = first * bins; k < (first + n) * bins; ++k) whole[k] = sink.got[k];
+                }
+                CHECK(whole == fx.want.intensity);
+            }
+        }
+    }
+    Keeping sink;
+    StackOptions o;
+    o.shards = 0;
+    CHECK_THROWS_WITH(integrate_stack(test::context(), AzimuthalIntegrator(test::context(), setup_of_args()), stack,
+                                      sink, o),
+                      Catch::Matchers::Contains("shards >= 1"));
+    o.shards = 2;
+    o.shard = 2;
+    CHECK_THROWS_AS(integrate_stack(std::vector<Context>{test::context()}, setup_of_args(), stack, sink, o),
+                    InvalidArgument);
 }
 
 TEST_CASE("cli integrate-azimuthal --devices gives the one-device profiles", "[cli][azimuthal][stack]") {

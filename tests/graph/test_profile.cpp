@@ -54,3 +54,30 @@ TEST_CASE("the profile keeps bounded memory and exact aggregates", "[profile]") 
     CHECK(p.stats().empty());
     CHECK(p.table().find("submissions") == std::string::npos);
 }
+
+TEST_CASE("a Chrome trace of several tracks puts each on its pid and tid, named where given", "[profile]") {
+    Profile a, b;
+    a.add("decode", 1.5, 2.25, 1);
+    a.add("integrate", 4.0, 1.0, 1);
+    b.add("say \"hi\"", 0.5, 3.0, 7);
+    // One unnamed track is what Profile::chrome_trace gives.
+    CHECK(kiln::chrome_trace({kiln::TraceTrack{1, 1, "", "", a.events()}}) == a.chrome_trace());
+    CHECK(a.chrome_trace().find("\"ph\":\"M\"") == std::string::npos);
+    const std::string t = kiln::chrome_trace({kiln::TraceTrack{1, 2, "rank 0", "device 1: gpu", a.events()},
+                                              kiln::TraceTrack{2, 1, "rank 1", "", b.events()}});
+    CHECK(t.find("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"rank 0\"}}") !=
+          std::string::npos);
+    CHECK(t.find("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"device 1: gpu\"}}") !=
+          std::string::npos);
+    CHECK(t.find("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":1,\"args\":{\"name\":\"rank 1\"}") !=
+          std::string::npos);
+    size_t names = 0;
+    for (size_t at = t.find("thread_name"); at != std::string::npos; at = t.find("thread_name", at + 1)) ++names;
+    CHECK(names == 1);  // the second track's thread has no name
+    CHECK(t.find("{\"name\":\"decode\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":1.500,\"dur\":2.250,\"pid\":1,\"tid\":2,"
+                 "\"args\":{\"submission\":1}}") != std::string::npos);
+    CHECK(t.find("{\"name\":\"say \\\"hi\\\"\",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":0.500,\"dur\":3.000,\"pid\":2,"
+                 "\"tid\":1,\"args\":{\"submission\":7}}") != std::string::npos);
+    CHECK(t.rfind("{\"traceEvents\":[", 0) == 0);
+    CHECK(t.find("],\"displayTimeUnit\":\"ns\"}\n") == t.size() - 26);
+}

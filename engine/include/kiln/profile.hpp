@@ -29,6 +29,20 @@ struct TraceEvent {
     uint64_t submission = 0;
 };
 
+/// One row of a Chrome trace: a process and thread id, their names (shown
+/// where given) and the events timed there (a device's, a process's).
+struct TraceTrack {
+    int pid = 1, tid = 1;
+    std::string process, thread;
+    std::vector<TraceEvent> events;
+};
+
+/// Chrome trace JSON of several tracks, each on its own pid/tid row, with
+/// process_name and thread_name metadata where a name is given. Each
+/// track's times are its own (a profile's are relative to its first
+/// submission): tracks of several devices are not aligned in time.
+std::string chrome_trace(const std::vector<TraceTrack>& tracks);
+
 /// Accumulated GPU timings of a context, in bounded memory: every kernel's
 /// count, min, max, mean, std and total cover every run; its median covers
 /// its most recent `capacity` runs; the trace keeps the most recent

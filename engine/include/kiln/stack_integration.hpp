@@ -82,7 +82,7 @@ private:
 /// Where a run stands, after each batch written.
 struct StackProgress {
     size_t done = 0;     ///< frames written
-    size_t total = 0;    ///< frames of the stack
+    size_t total = 0;    ///< frames this run integrates (the stack's, or its share's: StackOptions::shards)
     double seconds = 0;  ///< since integrate_stack started
 };
 
@@ -110,6 +110,16 @@ struct StackOptions {
     /// are finished and written, and the run returns with stopped set.
     /// (A signal handler may set it.)
     const std::atomic<bool>* stop = nullptr;
+    /// A share of the stack, for processes that split it (kiln's MPI ranks):
+    /// of the batches (`batch` frames each, numbered from 0 across the
+    /// stack) only those b with b % shards == shard are read and integrated.
+    /// The sink still begins with the whole stack's layout (its frames) and
+    /// gets this share's batches in frame order (write's `first` says where
+    /// each lies); finish() gets the frames written, the summary's `frames`
+    /// counts them and `stopped` compares them with the share's. A share
+    /// may hold no batch (more shares than batches): the sink begins and
+    /// finishes with none. InvalidArgument unless shards >= 1 and shard < shards.
+    size_t shards = 1, shard = 0;
 };
 
 /// What a run did.
@@ -121,7 +131,7 @@ struct StackSummary {
     size_t batch = 0;
     unsigned readers = 0;
     std::string path;  ///< how frames travelled ("compressed chunks decoded on the GPU"...)
-    size_t devices = 1;  ///< devices that integrated (at most one per batch)
+    size_t devices = 1;  ///< devices that integrated (at most one per batch; none for an empty share)
 };
 
 /// Integrates every frame of `stack` with `integ` (made for the stack's
