@@ -283,7 +283,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     // This run's batches: every shards-th from shard (all of them alone).
     std::vector<size_t> mine;
     for (size_t b = o.shard; b < batches; b += o.shards) mine.push_back(b);
-    const auto is_mine = [&](size_t frame) { return frame / batch % o.shards == o.shard; };
+    const auto is_mine = [&](size_t b) { return b % o.shards == o.shard; };  // batch b
     const size_t frame_bytes = byte_size(Shape{m.rows, m.cols}, m.dtype), elem = dtype_size(m.dtype);
 
     // Every frame's way in and its share of a slot. Where kiln reads a
@@ -310,7 +310,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         for (size_t k = 0; k < part.frames; ++k) {
             Entry& e = entries[part.first + k];
             e.share = frame_bytes;
-            if (!reader || !is_mine(part.first + k)) continue;
+            if (!reader || !is_mine((part.first + k) / batch)) continue;
             any_host_decoded = any_host_decoded || !reader->gpu_decodable() || o.cpu_decompress;
             if (!reader->gpu_decodable() || !reader->own_file()) continue;
             if (tables[p]) {
@@ -337,7 +337,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         auto& off = offsets[b];
         off.assign(1, 0);
         for (size_t k = 0; k < n; ++k) off.push_back(off.back() + entries[b * batch + k].share);
-        if (b % o.shards != o.shard) continue;
+        if (!is_mine(b)) continue;
         capacity = std::max<size_t>(capacity, off.back());
         share_frames += n;
     }
