@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <thread>
 
 #include "cli.hpp"
 #include "interrupt.hpp"
@@ -340,6 +341,8 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     if (g.job) {
         o.shards = size_t(g.job->size());
         o.shard = size_t(g.job->rank());
+        // The host's cores shared among its ranks, for their readers.
+        o.cores = std::max(1u, std::thread::hardware_concurrency() / unsigned(std::max(1, g.job->local_size())));
     }
     ProgressBar bar("integrating", stack.frames(), !quiet && !g.json);
     o.progress = [&](const StackProgress& p) { bar.update(job_sink ? job_sink->written() : p.done, p.seconds); };
@@ -348,7 +351,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
     bar.clear();
     if (g.job) {
         // The job's: every rank's frames (rank 0's sink wrote them) and devices.
-        done.devices = g.job->integrated(done);
+        g.job->integrated(done);
         if (!g.speaks()) return;
         done.frames = job_sink->written();
         done.stopped = job_sink->cut();
@@ -364,12 +367,21 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
         g.exit_code = 130;
     }
     const double rate = done.seconds > 0 ? double(done.frames) / done.seconds : 0;
+    // Stage times, summed over each stage's threads (and ranks).
+    std::string stages_json, stages_text;
+    for (const auto& [name, t] : stage_fields(done.stages)) {
+        stages_json += std::string(stages_json.empty() ? "" : ", ") + "\"" + name + "\": " + json_number(*t);
+        char v[32];
+        std::snprintf(v, sizeof v, "%.3f", *t);
+        stages_text += std::string(stages_text.empty() ? "" : ", ") + name + " " + v;
+    }
     if (g.json) {
         std::printf("{\"frames\": %zu, \"total\": %zu, \"bins\": %zu, \"seconds\": %s, \"frames_per_second\": %s, "
-                    "\"path\": %s, \"devices\": %zu, \"ranks\": %zu, \"interrupted\": %s}\n",
+                    "\"path\": %s, \"devices\": %zu, \"ranks\": %zu, \"readers\": %u, \"interrupted\": %s, "
+                    "\"stages\": {%s}}\n",
                     done.frames, done.total, integ.bins(), json_number(done.seconds).c_str(),
-                    json_number(rate).c_str(), json_string(done.path).c_str(), done.devices, ranks,
-                    done.stopped ? "true" : "false");
+                    json_number(rate).c_str(), json_string(done.path).c_str(), done.devices, ranks, done.readers,
+                    done.stopped ? "true" : "false", stages_json.c_str());
     } else if (!a.quiet) {
         const std::string spread = (ranks > 1 ? ", " + std::to_string(ranks) + " ranks" : std::string()) +
                                    (done.devices > 1 ? ", " + std::to_string(done.devices) + " devices" : "");
@@ -380,6 +392,7 @@ void run_integrate(Globals& g, const AzimuthalArgs& a) {
             std::fprintf(stderr, "summary: %zu frames, %.3f s, %.1f frames/s, %u reader thread%s, written to %s\n",
                          done.frames, done.seconds, rate, done.readers, done.readers == 1 ? "" : "s",
                          written_to.c_str());
+        if (a.verbose) std::fprintf(stderr, "stage times (s, summed over threads): %s\n", stages_text.c_str());
     }
     std::fflush(stdout);  // before the profile table, which goes to stderr
 }
@@ -498,7 +511,8 @@ void register_azimuthal(CLI::App& app, Globals& g) {
                       "(`kiln devices` lists them; one may repeat); batch b goes to the (b mod N)-th, the output "
                       "is the same as on one")
             ->check([](const std::string& v) { return v.empty() ? std::string("give 'all' or a list") : ""; });
-        c->add_option("--readers", a->readers, "Threads reading chunks from the files (0: from the cores, 1 to 8)")
+        c->add_option("--readers", a->readers, "Threads reading chunks from the files, shared among the devices (0: from the cores: all but 2, "
+                      "at most 8 per device; under mpirun, the host's cores divided among its ranks)")
             ->check(whole_number(0, 256))
             ->capture_default_str();
         c->add_flag("-q,--quiet", a->quiet, "Print nothing but errors (and the interruption notice)");

@@ -14,8 +14,10 @@
 // sends each rank one control message when it is done (its exit code):
 // a rank still integrating then stops. So a failure anywhere ends the job
 // cleanly, rank 0 having removed its unfinished output first.
+#include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/error.hpp"
@@ -60,6 +62,21 @@ public:
     virtual bool cut() const = 0;
 };
 
+/// A run's stage times by name, as --json and the summary print them and
+/// ranks send them to rank 0: index and setup first (wall times).
+inline std::array<std::pair<const char*, double*>, 10> stage_fields(StackStages& s) {
+    return {{{"index", &s.index},
+             {"setup", &s.setup},
+             {"read", &s.read},
+             {"read_wait", &s.read_wait},
+             {"input_wait", &s.input_wait},
+             {"launch", &s.launch},
+             {"gpu_wait", &s.gpu_wait},
+             {"slot_wait", &s.slot_wait},
+             {"results_wait", &s.results_wait},
+             {"write", &s.write}}};
+}
+
 class Job {
 public:
     virtual ~Job() = default;
@@ -67,6 +84,8 @@ public:
     virtual int size() const = 0;
     /// The rank among those on this host (which GPU it takes).
     virtual int local_rank() const = 0;
+    /// The ranks on this host (which share its cores).
+    virtual int local_size() const = 0;
     bool root() const { return rank() == 0; }
 
     /// Rank 0: a sink writing to `out` its own batches (integrate_stack's
@@ -76,10 +95,11 @@ public:
     /// returning once rank 0 has taken it (so no rank runs more than its
     /// pipeline's slots ahead of the output, nor buffers the stack).
     virtual std::unique_ptr<JobSink> sink(io::ProfileSink* out, size_t batch) = 0;
-    /// A rank other than 0: its share is integrated (summary); rank 0
-    /// counts its devices. Rank 0: the devices of every rank, its own
-    /// `summary.devices` included (after its sink finished).
-    virtual size_t integrated(const StackSummary& summary) = 0;
+    /// A rank other than 0: its share is integrated (summary), sent to
+    /// rank 0. Rank 0 (after its sink finished): `summary` becomes the
+    /// job's devices, reader threads and stage times, every rank's added
+    /// to its own (index and setup: the slowest rank's).
+    virtual void integrated(StackSummary& summary) = 0;
     /// Rank 0: its tracks and every other rank's, in rank order; another
     /// rank: sends its tracks and returns none.
     virtual std::vector<TraceTrack> gather_tracks(std::vector<TraceTrack> mine) = 0;

@@ -7,6 +7,7 @@
 // output is then under its temporary name, never the output's.
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <initializer_list>
@@ -156,6 +157,7 @@ public:
         MPI_Comm local;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
         MPI_Comm_rank(local, &local_rank_);
+        MPI_Comm_size(local, &local_size_);
         MPI_Comm_free(&local);
         if (provided < MPI_THREAD_FUNNELED) {
             MPI_Finalize();
@@ -167,6 +169,8 @@ public:
         reported_.assign(size_t(size_), false);
         ended_share_.assign(size_t(size_), false);
         devices_.assign(size_t(size_), 0);
+        stages_.assign(size_t(size_), StackStages{});
+        readers_.assign(size_t(size_), 0);
     }
     ~MpiJob() override {
         // end() finalises; only a path that skipped it (an error of kiln's
@@ -177,23 +181,33 @@ public:
     int rank() const override { return rank_; }
     int size() const override { return size_; }
     int local_rank() const override { return local_rank_; }
+    int local_size() const override { return local_size_; }
 
     std::unique_ptr<JobSink> sink(io::ProfileSink* out, size_t batch) override {
         if (root()) return std::make_unique<RootSink>(*this, *out, batch);
         return std::make_unique<RankSink>(*this);
     }
 
-    size_t integrated(const StackSummary& summary) override {
+    void integrated(StackSummary& summary) override {
         if (!root()) {
             Packer p;
             p.put(uint64_t(summary.frames));
             p.put(uint64_t(summary.devices));
+            p.put(uint64_t(summary.readers));
+            for (const auto& [name, t] : stage_fields(summary.stages)) p.put(*t);
             send(0, end_tag, p);
-            return summary.devices;
+            return;
         }
-        size_t devices = summary.devices;
-        for (size_t d : devices_) devices += d;
-        return devices;
+        for (size_t k = 1; k < size_t(size_); ++k) {
+            summary.devices += devices_[k];
+            summary.readers += readers_[k];
+            const auto mine = stage_fields(summary.stages), theirs = stage_fields(stages_[k]);
+            // Wall times before the pipeline: the slowest rank's; the rest summed.
+            for (size_t j = 0; j < mine.size(); ++j) {
+                double& t = *mine[j].second;
+                t = j < 2 ? std::max(t, *theirs[j].second) : t + *theirs[j].second;
+            }
+        }
     }
 
     std::vector<TraceTrack> gather_tracks(std::vector<TraceTrack> mine) override {
@@ -295,6 +309,8 @@ public:
         Unpacker u(m.bytes, k);
         (void)u.get<uint64_t>();
         devices_[size_t(k)] = size_t(u.get<uint64_t>());
+        readers_[size_t(k)] = unsigned(u.get<uint64_t>());
+        for (const auto& [name, t] : stage_fields(stages_[size_t(k)])) *t = u.get<double>();
         ended_share_[size_t(k)] = true;
     }
     bool share_ended(int k) const { return ended_share_[size_t(k)]; }
@@ -316,11 +332,13 @@ private:
         control_ = Unpacker(m.bytes, 0).get<int32_t>();
     }
 
-    int rank_ = 0, size_ = 1, local_rank_ = 0;
+    int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
     bool ended_ = false;
     std::vector<bool> reported_;     // rank 0: the ranks whose status came
     std::vector<bool> ended_share_;  // rank 0: the ranks whose share's end came
     std::vector<size_t> devices_;    // rank 0: each rank's devices, from its share's end
+    std::vector<StackStages> stages_;  // rank 0: each rank's stage times, from its share's end
+    std::vector<unsigned> readers_;    // rank 0: each rank's reader threads, from its share's end
     std::optional<int> control_;     // another rank: rank 0's word, once come
 };
 

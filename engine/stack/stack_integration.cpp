@@ -152,6 +152,30 @@ const Array& field_of(const AzimuthalResult& r, const std::string& name) {
                           "sum_normalization, sum_normalization_sq");
 }
 
+// Seconds of one stage, summed over its threads (StackStages).
+struct Tally {
+    std::atomic<int64_t> ns{0};
+    void add(Clock::time_point since) {
+        ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count();
+    }
+    double seconds() const { return double(ns.load()) * 1e-9; }
+};
+struct Tallies {
+    Tally read, read_wait, input_wait, launch, gpu_wait, slot_wait, results_wait, write;
+    StackStages stages() const {
+        StackStages s;
+        s.read = read.seconds();
+        s.read_wait = read_wait.seconds();
+        s.input_wait = input_wait.seconds();
+        s.launch = launch.seconds();
+        s.gpu_wait = gpu_wait.seconds();
+        s.slot_wait = slot_wait.seconds();
+        s.results_wait = results_wait.seconds();
+        s.write = write.seconds();
+        return s;
+    }
+};
+
 // Reader threads filling one device's pinned slots: its i-th batch
 // (order[i]) goes to slot i % slots, once its batch i - slots has been
 // written (release()).
@@ -160,13 +184,15 @@ public:
     using Load = std::function<void(size_t frame, std::byte* dst)>;
 
     Loader(unsigned threads, size_t slots, std::vector<size_t> order, const std::vector<size_t>& batch_first,
-           const std::vector<std::vector<uint64_t>>& offsets, std::function<std::byte*(size_t slot)> base, Load load)
+           const std::vector<std::vector<uint64_t>>& offsets, std::function<std::byte*(size_t slot)> base, Load load,
+           Tallies& tally)
         : slots_(slots),
           order_(std::move(order)),
           first_(batch_first),
           offsets_(offsets),
           load_(std::move(load)),
           base_(std::move(base)),
+          tally_(tally),
           filled_(slots, 0) {
         for (unsigned w = 0; w < threads; ++w) pool_.emplace_back([this, w, threads] { work(w, threads); });
     }
@@ -205,15 +231,19 @@ private:
     void work(unsigned w, unsigned threads) {
         for (size_t i = 0; i < order_.size(); ++i) {
             {
+                const auto t = Clock::now();
                 std::unique_lock lock(m_);
                 work_cv_.wait(lock, [&] { return abort_ || i < released_ + slots_; });
+                tally_.read_wait.add(t);
                 if (abort_) return;
             }
+            const auto t = Clock::now();
             try {
                 std::byte* slot = base_(i % slots_);
                 const size_t b = order_[i];
                 const auto& off = offsets_[b];
                 for (size_t k = w; k + 1 < off.size(); k += threads) load_(first_[b] + k, slot + off[k]);
+                tally_.read.add(t);
             } catch (...) {
                 {
                     std::lock_guard lock(m_);
@@ -238,6 +268,7 @@ private:
     const std::vector<std::vector<uint64_t>>& offsets_;  // per batch: frames' offsets in the slot, and the end
     Load load_;
     std::function<std::byte*(size_t)> base_;
+    Tallies& tally_;
     std::mutex m_;
     std::condition_variable main_cv_, work_cv_;
     std::vector<size_t> filled_;  // per slot: threads done with its batch
@@ -374,7 +405,9 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     const auto out_field = [&](Device& d, size_t s, size_t f) {
         return reinterpret_cast<float*>(d.out.data() + (s * o.fields.size() + f) * field_bytes);
     };
-    for (size_t k = 0; k < ndev; ++k) {
+    const double index_seconds = since();
+    // Every device's slots and graphs at once, a thread each.
+    const auto set_up = [&](size_t k) {
         Device& d = dev[k];
         d.ctx = devs[k].first;
         d.integ = devs[k].second;
@@ -395,14 +428,33 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
             for (size_t f = 0; f < o.fields.size(); ++f)
                 field_of(r, o.fields[f]).pull(out_field(d, s, f), field_bytes);
         }
+    };
+    if (ndev == 1) {
+        set_up(0);
+    } else {
+        std::vector<std::exception_ptr> failed(ndev);
+        std::vector<std::thread> setters;
+        for (size_t k = 0; k < ndev; ++k)
+            setters.emplace_back([&, k] {
+                try {
+                    set_up(k);
+                } catch (...) {
+                    failed[k] = std::current_exception();
+                }
+            });
+        for (std::thread& t : setters) t.join();
+        for (const std::exception_ptr& e : failed)
+            if (e) std::rethrow_exception(e);
     }
+    const double setup_seconds = since() - index_seconds;
 
     // The readers: pread into the slot (several threads at once: no HDF5),
     // host decoding, or HDF5 and array files for the rest; the host's
     // threads shared among the devices.
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u);
-    const unsigned per_device = std::max(1u, threads / unsigned(std::max<size_t>(ndev, 1)));
+    const unsigned hw = std::max(1u, o.cores ? o.cores : std::thread::hardware_concurrency());
+    const unsigned nd = unsigned(std::max<size_t>(ndev, 1));
+    const unsigned threads = o.readers ? o.readers : std::clamp(hw > 2 ? hw - 2 : 1u, 1u, 8u * nd);
+    const unsigned per_device = std::max(1u, threads / nd);
     summary.readers = per_device * unsigned(ndev);
     auto load = [&](size_t frame, std::byte* dst) {
         Entry& e = entries[frame];
@@ -441,6 +493,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     // Each device's thread launches its batches and waits for them in turn;
     // this thread writes every batch in frame order as it is finished, so
     // the sink sees what one device would give.
+    Tallies tally;
     std::mutex mu;
     std::condition_variable cv;
     size_t written_batches = 0;  // this run's batches below written_batches are written
@@ -457,8 +510,10 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         std::vector<ChunkCoding> coding;
         size_t launched = 0;
         const auto finish = [&](size_t i) {
+            const auto t = Clock::now();
             try {
                 d.decoders[i % slots]->check();  // waits for that run
+                tally.gpu_wait.add(t);
             } catch (const IoError& e) {
                 throw IoError(e.what() + in_files(d.order[i]));
             }
@@ -472,11 +527,16 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
                 {
                     // The slot's last batch must be written before its
                     // profiles are overwritten.
+                    const auto t = Clock::now();
                     std::unique_lock lock(mu);
                     cv.wait(lock, [&] { return abort || i < slots || written_batches > d.order[i - slots]; });
+                    tally.slot_wait.add(t);
                     if (abort || (o.stop && o.stop->load())) break;
                 }
+                auto t = Clock::now();
                 if (!d.loader->wait(i)) break;
+                tally.input_wait.add(t);
+                t = Clock::now();
                 sizes.resize(n);
                 coding.resize(n);
                 for (size_t k = 0; k < n; ++k) {
@@ -492,6 +552,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
                     throw IoError(e.what() + in_files(b));
                 }
                 d.graphs[s]->launch();
+                tally.launch.add(t);
                 launched = i + 1;
                 if (i >= 1) finish(i - 1);
             }
@@ -523,7 +584,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         sink.begin(layout);
         for (Device& d : dev) {
             d.loader = std::make_unique<Loader>(per_device, slots, d.order, batch_first, offsets,
-                                                [&d, &in_slot](size_t s) { return in_slot(d, s); }, load);
+                                                [&d, &in_slot](size_t s) { return in_slot(d, s); }, load, tally);
             d.thread = std::thread(drive, std::ref(d));
         }
         for (size_t j = 0; j < mine.size(); ++j) {
@@ -531,14 +592,18 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
             Device& d = dev[j % ndev];
             const size_t i = j / ndev, s = i % slots, n = offsets[b].size() - 1;
             {
+                const auto t = Clock::now();
                 std::unique_lock lock(mu);
                 cv.wait(lock, [&] { return error || d.finished > i || d.done; });
+                tally.results_wait.add(t);
                 if (error) std::rethrow_exception(error);
                 if (d.finished <= i) break;  // stopped before this batch
             }
             std::vector<const float*> fields;
             for (size_t f = 0; f < o.fields.size(); ++f) fields.push_back(out_field(d, s, f));
+            const auto t = Clock::now();
             sink.write(batch_first[b], n, fields);
+            tally.write.add(t);
             written += n;
             // Progress before the slot is free: a stop it asks for is seen
             // before that device launches into the slot again.
@@ -553,7 +618,9 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         stop_all();
         if (error) std::rethrow_exception(error);
         summary.stopped = written < share_frames;
+        const auto t = Clock::now();
         sink.finish(written);
+        tally.write.add(t);
     } catch (...) {
         stop_all();
         for (Device& d : dev) {
@@ -565,6 +632,9 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
         throw;
     }
     summary.devices = ndev;
+    summary.stages = tally.stages();
+    summary.stages.index = index_seconds;
+    summary.stages.setup = setup_seconds;
     summary.frames = written;
     summary.seconds = since();
     return summary;

@@ -69,7 +69,8 @@ TEST_CASE("mpirun kiln integrate-azimuthal writes one process's output, byte for
         CliRun one = test::run_kiln(dir, with(args, {"-o", "one.npy", "--errors", "one_e.npy", "--radial", "q1.npy"}));
         INFO(one.what);
         REQUIRE(one.code == 0);
-        CliRun two = mpirun(dir, 2, with(args, {"-o", "two.npy", "--errors", "two_e.npy", "--radial", "q2.npy", "--json"}));
+        CliRun two = mpirun(dir, 2, with(args, {"-o", "two.npy", "--errors", "two_e.npy", "--radial", "q2.npy", "--json",
+                                                "--readers", "1"}));
         INFO(two.what);
         REQUIRE(two.code == 0);
         CHECK(npy_floats(dir.file("one.npy")) == fx.want.intensity);
@@ -79,6 +80,8 @@ TEST_CASE("mpirun kiln integrate-azimuthal writes one process's output, byte for
         // Rank 0 reports the job, once.
         CHECK(occurrences(two.out, "\"frames\": 11,") == 1);
         CHECK_THAT(two.out, Catch::Contains("\"ranks\": 2") && Catch::Contains("\"devices\": 2"));
+        // The job's reader threads and stage times: both ranks'.
+        CHECK_THAT(two.out, Catch::Contains("\"readers\": 2,") && Catch::Contains("\"stages\": {\"index\": "));
         // Text profiles: a file per frame, each the same.
         REQUIRE(mpirun(dir, 2, with(args, {"-o", "two.xy"})).code == 0);
         REQUIRE(test::run_kiln(dir, with(args, {"-o", "one.xy"})).code == 0);

@@ -522,6 +522,17 @@ TEST_CASE("integrate_stack on several contexts gives the one-device profiles, in
             CHECK(s.devices == n);
             CHECK(s.frames == 11);
             CHECK_FALSE(s.stopped);
+            // Stage times: each within its threads' wall time (readers, a
+            // thread per device, the writing thread), and the work done
+            // took time.
+            const StackStages& t = s.stages;
+            CHECK(t.read > 0);
+            CHECK(t.launch > 0);
+            CHECK(t.write > 0);
+            CHECK(t.read + t.read_wait <= s.readers * s.seconds);
+            CHECK(t.input_wait + t.launch + t.gpu_wait + t.slot_wait <= n * s.seconds);
+            CHECK(t.results_wait + t.write <= s.seconds);
+            CHECK(t.index + t.setup <= s.seconds);
             CHECK(ordered);
             CHECK(last == 11);
             CHECK(npy_floats(out) == fx.want.intensity);

@@ -89,7 +89,13 @@ struct StackProgress {
 /// How integrate_stack runs.
 struct StackOptions {
     size_t batch = 16;     ///< frames per GPU batch (at most the stack's frames)
-    unsigned readers = 0;  ///< reader threads; 0: from the host's cores (1 to 8)
+    /// Reader threads, shared among the devices. 0: from the cores (below):
+    /// all but 2 of them, at most 8 per device, at least 1 per device.
+    unsigned readers = 0;
+    /// The cores this run may take for its default readers; 0: the host's
+    /// (std::thread::hardware_concurrency). Processes sharing a host (MPI
+    /// ranks) give each its part.
+    unsigned cores = 0;
     /// Decode bitshuffle-LZ4 chunks on the host (by the reader threads)
     /// and push the frames, instead of decoding on the GPU.
     bool cpu_decompress = false;
@@ -122,6 +128,25 @@ struct StackOptions {
     size_t shards = 1, shard = 0;
 };
 
+/// Where a run's time went, to find what limits its rate. Before the
+/// pipeline starts (wall seconds): locating the chunks, and setting up the
+/// devices' slots and graphs (all devices at once). Then seconds summed
+/// over the threads of each stage (reader threads, one thread per device,
+/// the calling thread that writes): a stage near its threads' wall time is
+/// the limit; the waits say who waited for whom.
+struct StackStages {
+    double index = 0;         ///< locating every frame's chunk (from the start of the run)
+    double setup = 0;         ///< the devices' pinned slots, decoders and recorded graphs
+    double read = 0;          ///< reader threads reading chunks (and decoding them, on the host)
+    double read_wait = 0;     ///< reader threads waiting for a slot whose batch is written
+    double input_wait = 0;    ///< device threads waiting for a batch's chunks to be read
+    double launch = 0;        ///< device threads parsing block tables and launching
+    double gpu_wait = 0;      ///< device threads waiting for a batch's GPU run
+    double slot_wait = 0;     ///< device threads waiting for a slot whose batch is written
+    double results_wait = 0;  ///< the calling thread waiting for the next batch in frame order
+    double write = 0;         ///< the calling thread in the sink (files, or MPI to rank 0)
+};
+
 /// What a run did.
 struct StackSummary {
     size_t frames = 0;   ///< frames integrated and written
@@ -132,6 +157,7 @@ struct StackSummary {
     unsigned readers = 0;
     std::string path;  ///< how frames travelled ("compressed chunks decoded on the GPU"...)
     size_t devices = 1;  ///< devices that integrated (at most one per batch; none for an empty share)
+    StackStages stages;
 };
 
 /// Integrates every frame of `stack` with `integ` (made for the stack's
