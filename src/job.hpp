@@ -64,13 +64,14 @@ public:
 
 /// A run's stage times by name, as --json and the summary print them and
 /// ranks send them to rank 0: index and setup first (wall times).
-inline std::array<std::pair<const char*, double*>, 10> stage_fields(StackStages& s) {
+inline std::array<std::pair<const char*, double*>, 11> stage_fields(StackStages& s) {
     return {{{"index", &s.index},
              {"setup", &s.setup},
              {"read", &s.read},
              {"read_wait", &s.read_wait},
              {"input_wait", &s.input_wait},
-             {"launch", &s.launch},
+             {"parse", &s.parse},
+             {"submit", &s.submit},
              {"gpu_wait", &s.gpu_wait},
              {"slot_wait", &s.slot_wait},
              {"results_wait", &s.results_wait},

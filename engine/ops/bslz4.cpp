@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #include "kiln/bslz4_host.hpp"
 #include "kiln/pinned.hpp"
@@ -259,42 +261,75 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
         rows += blocks;
         at += chunk_sizes[k];
     }
-    // Every walk that has blocks left takes one step per round.
-    size_t active = order.size();
-    while (active) {
-        size_t kept = 0;
-        for (size_t i = 0; i < active; ++i) {
-            const size_t k = order[i];
-            Walk& w = walks[k];
-            if (w.b < w.count) {
-                const uint64_t dst_size = w.b < w.full ? w.block_bytes : w.last_bytes;
-                if (w.size - w.pos < 4) fail(k);
-                const uint64_t len = be32(w.p + w.pos);
-                w.pos += 4;
-                if (len == 0 || len > lz4_bound(dst_size) || len > w.size - w.pos) fail(k);
-                w.row[0] = uint32_t(src_base + w.base + w.pos);
-                w.row[1] = uint32_t(len);
-                w.row[2] = uint32_t(w.dst_base + w.dst);
-                w.row[3] = uint32_t(dst_size);
-                w.row += 4;
-                w.pos += len;
-                w.dst += dst_size;
-                ++w.b;
+    // Every walk of order[lo, hi) that has blocks left takes one step per
+    // round.
+    const auto walk = [&](size_t lo, size_t hi) {
+        std::vector<size_t> left(order.begin() + long(lo), order.begin() + long(hi));
+        size_t active = left.size();
+        while (active) {
+            size_t kept = 0;
+            for (size_t i = 0; i < active; ++i) {
+                const size_t k = left[i];
+                Walk& w = walks[k];
+                if (w.b < w.count) {
+                    const uint64_t dst_size = w.b < w.full ? w.block_bytes : w.last_bytes;
+                    if (w.size - w.pos < 4) fail(k);
+                    const uint64_t len = be32(w.p + w.pos);
+                    w.pos += 4;
+                    if (len == 0 || len > lz4_bound(dst_size) || len > w.size - w.pos) fail(k);
+                    w.row[0] = uint32_t(src_base + w.base + w.pos);
+                    w.row[1] = uint32_t(len);
+                    w.row[2] = uint32_t(w.dst_base + w.dst);
+                    w.row[3] = uint32_t(dst_size);
+                    w.row += 4;
+                    w.pos += len;
+                    w.dst += dst_size;
+                    ++w.b;
+                }
+                if (w.b < w.count) {
+                    left[kept++] = k;
+                    continue;
+                }
+                // The raw trailing elements, which must end the chunk exactly.
+                if (w.size - w.pos != w.tail) fail(k);
+                if (w.tail) {
+                    w.row[0] = uint32_t(src_base + w.base + w.pos);
+                    w.row[1] = uint32_t(w.tail);
+                    w.row[2] = uint32_t(w.dst_base + w.dst);
+                    w.row[3] = uint32_t(w.tail) | raw_bit;
+                }
             }
-            if (w.b < w.count) {
-                order[kept++] = k;
-                continue;
-            }
-            // The raw trailing elements, which must end the chunk exactly.
-            if (w.size - w.pos != w.tail) fail(k);
-            if (w.tail) {
-                w.row[0] = uint32_t(src_base + w.base + w.pos);
-                w.row[1] = uint32_t(w.tail);
-                w.row[2] = uint32_t(w.dst_base + w.dst);
-                w.row[3] = uint32_t(w.tail) | raw_bit;
-            }
+            active = kept;
         }
-        active = kept;
+    };
+    // A batch of many chunks (a detector's frames) is walked by up to four
+    // threads, eight chunks or more each: the misses of one thread's walks
+    // overlap only so far, and the batch's bytes were just written by
+    // other cores. Each walk writes its own rows; the first group with a
+    // bad chunk gives the error.
+    const size_t groups = std::clamp<size_t>(order.size() / 8, 1, 4);
+    if (groups == 1) {
+        walk(0, order.size());
+    } else {
+        std::vector<std::exception_ptr> failed(groups);
+        std::vector<std::thread> threads;
+        const auto bound = [&](size_t g) { return order.size() * g / groups; };
+        for (size_t g = 1; g < groups; ++g)
+            threads.emplace_back([&, g] {
+                try {
+                    walk(bound(g), bound(g + 1));
+                } catch (...) {
+                    failed[g] = std::current_exception();
+                }
+            });
+        try {
+            walk(0, bound(1));
+        } catch (...) {
+            failed[0] = std::current_exception();
+        }
+        for (std::thread& t : threads) t.join();
+        for (const std::exception_ptr& e : failed)
+            if (e) std::rethrow_exception(e);
     }
     m.pushed_frames = chunk_sizes.size();
     m.pushed_blocks = rows;

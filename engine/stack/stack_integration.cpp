@@ -161,13 +161,14 @@ struct Tally {
     double seconds() const { return double(ns.load()) * 1e-9; }
 };
 struct Tallies {
-    Tally read, read_wait, input_wait, launch, gpu_wait, slot_wait, results_wait, write;
+    Tally read, read_wait, input_wait, parse, submit, gpu_wait, slot_wait, results_wait, write;
     StackStages stages() const {
         StackStages s;
         s.read = read.seconds();
         s.read_wait = read_wait.seconds();
         s.input_wait = input_wait.seconds();
-        s.launch = launch.seconds();
+        s.parse = parse.seconds();
+        s.submit = submit.seconds();
         s.gpu_wait = gpu_wait.seconds();
         s.slot_wait = slot_wait.seconds();
         s.results_wait = results_wait.seconds();
@@ -282,7 +283,8 @@ private:
 // decoders and graphs, the readers filling its slots and the thread that
 // launches its batches (every D-th, from its index).
 struct Device {
-    Context ctx;
+    Device(Context c, const AzimuthalIntegrator* i) : ctx(std::move(c)), integ(i) {}
+    Context ctx;  // (no default: a default Context opens a device of its own)
     const AzimuthalIntegrator* integ = nullptr;
     std::vector<size_t> order;  // its batches, in order
     PinnedBuffer in, out;
@@ -400,7 +402,9 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     constexpr size_t slots = 3;
     const size_t ndev = std::min(devs.size(), mine.size());
     const size_t field_bytes = batch * layout.frame_values() * sizeof(float);
-    std::vector<Device> dev(ndev);
+    std::vector<Device> dev;
+    dev.reserve(ndev);  // the threads hold references: no reallocation
+    for (size_t k = 0; k < ndev; ++k) dev.emplace_back(devs[k].first, devs[k].second);
     const auto in_slot = [&](Device& d, size_t s) { return d.in.data() + s * capacity; };
     const auto out_field = [&](Device& d, size_t s, size_t f) {
         return reinterpret_cast<float*>(d.out.data() + (s * o.fields.size() + f) * field_bytes);
@@ -409,8 +413,6 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
     // Every device's slots and graphs at once, a thread each.
     const auto set_up = [&](size_t k) {
         Device& d = dev[k];
-        d.ctx = devs[k].first;
-        d.integ = devs[k].second;
         for (size_t j = k; j < mine.size(); j += ndev) d.order.push_back(mine[j]);
         d.in = PinnedBuffer(d.ctx, slots * capacity);
         d.out = PinnedBuffer(d.ctx, slots * o.fields.size() * field_bytes);
@@ -551,8 +553,10 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
                 } catch (const IoError& e) {
                     throw IoError(e.what() + in_files(b));
                 }
+                tally.parse.add(t);
+                t = Clock::now();
                 d.graphs[s]->launch();
-                tally.launch.add(t);
+                tally.submit.add(t);
                 launched = i + 1;
                 if (i >= 1) finish(i - 1);
             }

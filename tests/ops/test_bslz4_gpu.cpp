@@ -129,6 +129,42 @@ TEST_CASE("Bslz4Decoder in a graph decodes batches pushed between runs", "[ops][
     }
 }
 
+TEST_CASE("Bslz4Decoder parses a batch of many chunks on several threads, naming the first bad one",
+          "[ops][bslz4][errors]") {
+    // 35 chunks: their block tables are walked by four threads (8 or 9
+    // chunks each); raw frames among them.
+    Context ctx = test::context();
+    const Shape shape{29, 61};
+    const size_t batch = 35;
+    Bslz4Decoder dec(ctx, shape, DType::uint32, batch, 0, 64);  // blocks of 64 elements: 28 and a short one
+    std::vector<HostArray> frames;
+    std::vector<std::vector<uint8_t>> chunks;
+    std::vector<ChunkCoding> coding;
+    for (size_t k = 0; k < batch; ++k) {
+        frames.push_back(poisson(shape, DType::uint32, 1.0 + double(k % 7), uint32_t(500 + k)));
+        const bool raw = k % 11 == 5;
+        const auto* bytes = static_cast<const uint8_t*>(frames.back().data());
+        chunks.push_back(raw ? std::vector<uint8_t>(bytes, bytes + frames.back().nbytes())
+                             : compress(frames.back(), 64));
+        coding.push_back(raw ? ChunkCoding::raw : ChunkCoding::bslz4);
+    }
+    dec.push(chunks, 100, "frame", coding);
+    dec.record();
+    dec.check();
+    const auto got = dec.output().to_vector<uint32_t>();
+    for (size_t k = 0; k < batch; ++k) {
+        INFO("frame " << k);
+        REQUIRE(std::memcmp(got.data() + k * shape.size(), frames[k].data(), frames[k].nbytes()) == 0);
+    }
+    // Truncated chunks: in the last thread's share alone, then also in the
+    // first's, which is named.
+    auto bad = chunks;
+    bad[31].resize(bad[31].size() - 3);
+    CHECK_THROWS_WITH(dec.push(bad, 100, "frame", coding), Catch::Contains("frame 131"));
+    bad[2].resize(bad[2].size() / 2);
+    CHECK_THROWS_WITH(dec.push(bad, 100, "frame", coding), Catch::Contains("frame 102"));
+}
+
 TEST_CASE("a Bslz4Decoder made inside a Graph capture records nothing of its own", "[ops][bslz4][graph]") {
     Context ctx = test::context();
     const Shape shape{29, 33};

@@ -140,7 +140,8 @@ struct StackStages {
     double read = 0;          ///< reader threads reading chunks (and decoding them, on the host)
     double read_wait = 0;     ///< reader threads waiting for a slot whose batch is written
     double input_wait = 0;    ///< device threads waiting for a batch's chunks to be read
-    double launch = 0;        ///< device threads parsing block tables and launching
+    double parse = 0;         ///< device threads parsing the chunks' block tables (Bslz4Decoder::stage)
+    double submit = 0;        ///< device threads submitting a batch's graph run
     double gpu_wait = 0;      ///< device threads waiting for a batch's GPU run
     double slot_wait = 0;     ///< device threads waiting for a slot whose batch is written
     double results_wait = 0;  ///< the calling thread waiting for the next batch in frame order
