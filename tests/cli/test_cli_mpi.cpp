@@ -2,13 +2,15 @@
 // against one process's, byte for byte, with the stack's batches decoded on
 // the GPU and on the host, more ranks than batches, a rank that fails, the
 // merged trace, and usage errors said once. Built where kiln has MPI
-// (KILN_MPIRUN: the mpirun CMake found).
+// (KILN_MPIRUN: the mpirun CMake found, unless the environment's
+// KILN_MPIRUN names another).
 #ifdef KILN_MPIRUN
 
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "bslz4_support.hpp"
@@ -42,7 +44,10 @@ CliRun mpirun(const TempDir& dir, int n, const std::vector<std::string>& args) {
     if (geteuid() == 0) line.push_back("--allow-run-as-root");
     line.push_back(test::kiln_binary());
     line.insert(line.end(), args.begin(), args.end());
-    return test::run_program(dir, KILN_MPIRUN, line);
+    // KILN_MPIRUN in the environment: another mpirun (a GPU bundle's own,
+    // where the machine's Open MPI does not match the bundle's libraries).
+    const char* launcher = std::getenv("KILN_MPIRUN");
+    return test::run_program(dir, launcher && *launcher ? launcher : KILN_MPIRUN, line);
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {
