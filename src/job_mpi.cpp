@@ -8,7 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <iostream>
@@ -21,8 +21,9 @@ namespace kiln::cli {
 
 namespace {
 
-// One tag per kind of message; job.hpp says in which order a rank sends them.
-enum Tag : int { batch_tag = 1, end_tag, tracks_tag, status_tag, control_tag };
+// One tag per kind of message; job.hpp says in which order a rank sends them
+// (part_tag: a leading part of a long message, see send).
+enum Tag : int { batch_tag = 1, end_tag, tracks_tag, status_tag, control_tag, part_tag };
 
 // A message's bytes: numbers and strings appended in order...
 struct Packer {
@@ -75,27 +76,52 @@ struct Message {
     std::vector<std::byte> bytes;
 };
 
-// The next message from `source` (of `tag`, or of any), whatever its size.
+// The most bytes one MPI message carries (MPI counts in int): a longer
+// message travels as parts of part_tag, then its last part with its own
+// tag. KILN_MPI_PART_BYTES sets smaller parts (the tests' way to split).
+size_t part_bytes() {
+    static const size_t bytes = [] {
+        const char* v = std::getenv("KILN_MPI_PART_BYTES");
+        const long long n = v ? std::atoll(v) : 0;
+        return n > 0 && n < (1ll << 30) ? size_t(n) : size_t(1) << 30;
+    }();
+    return bytes;
+}
+
+// The next message from `source` (of `tag`, or of any), whatever its size:
+// its parts, in the order sent (MPI keeps one sender's order), joined.
 Message receive(int source, int tag = MPI_ANY_TAG) {
-    MPI_Message handle;
-    MPI_Status status;
-    MPI_Mprobe(source, tag, MPI_COMM_WORLD, &handle, &status);
-    int n = 0;
-    MPI_Get_count(&status, MPI_BYTE, &n);
-    Message m{status.MPI_TAG, std::vector<std::byte>(size_t(n))};
-    MPI_Mrecv(m.bytes.data(), n, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
-    return m;
+    Message m;
+    for (;;) {
+        MPI_Message handle;
+        MPI_Status status;
+        MPI_Mprobe(source, tag, MPI_COMM_WORLD, &handle, &status);
+        int n = 0;
+        MPI_Get_count(&status, MPI_BYTE, &n);
+        const size_t at = m.bytes.size();
+        m.bytes.resize(at + size_t(n));
+        MPI_Mrecv(m.bytes.data() + at, n, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+        if (status.MPI_TAG != part_tag) {
+            m.tag = status.MPI_TAG;
+            return m;
+        }
+        tag = MPI_ANY_TAG;  // the rest of this message, whatever its kind
+    }
 }
 
 // `synchronous`: returns once the receiver has begun taking it (MPI_Ssend),
 // where a plain send may return at once with the message buffered (Open
 // MPI buffers small ones at the receiver).
 void send(int dest, Tag tag, const Packer& p, bool synchronous = false) {
-    if (p.bytes.size() > size_t(INT_MAX))
-        throw InvalidArgument("a message of " + std::to_string(p.bytes.size()) +
-                              " bytes to rank " + std::to_string(dest) +
-                              ", over MPI's 2 GiB a message; give a smaller --batch");
-    (synchronous ? MPI_Ssend : MPI_Send)(p.bytes.data(), int(p.bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+    const size_t limit = part_bytes();
+    for (size_t at = 0;;) {
+        const size_t n = std::min(limit, p.bytes.size() - at);
+        const bool last = at + n == p.bytes.size();
+        (synchronous ? MPI_Ssend : MPI_Send)(p.bytes.data() + at, int(n), MPI_BYTE, dest, last ? tag : part_tag,
+                                             MPI_COMM_WORLD);
+        if (last) return;
+        at += n;
+    }
 }
 
 class MpiJob;

@@ -26,7 +26,8 @@ using kiln::test::TempDir;
 namespace {
 
 // kiln under mpirun with n ranks, in dir.
-CliRun mpirun(const TempDir& dir, int n, const std::vector<std::string>& args) {
+CliRun mpirun(const TempDir& dir, int n, const std::vector<std::string>& args,
+             const std::vector<std::string>& launcher_args = {}) {
     std::vector<std::string> line = {"-np", std::to_string(n),
                                      // A test machine may have fewer cores than ranks (CI: 2).
                                      "--oversubscribe",
@@ -42,6 +43,7 @@ CliRun mpirun(const TempDir& dir, int n, const std::vector<std::string>& args) {
                                      "--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none"};
     // CI runs as root, which Open MPI refuses unless told.
     if (geteuid() == 0) line.push_back("--allow-run-as-root");
+    line.insert(line.end(), launcher_args.begin(), launcher_args.end());
     line.push_back(test::kiln_binary());
     line.insert(line.end(), args.begin(), args.end());
     // KILN_MPIRUN in the environment: another mpirun (a GPU bundle's own,
@@ -87,6 +89,10 @@ TEST_CASE("mpirun kiln integrate-azimuthal writes one process's output, byte for
         CHECK_THAT(two.out, Catch::Contains("\"ranks\": 2") && Catch::Contains("\"devices\": 2"));
         // The job's reader threads and stage times: both ranks'.
         CHECK_THAT(two.out, Catch::Contains("\"readers\": 2,") && Catch::Contains("\"stages\": {\"index\": "));
+        // Every message split into parts of 100 bytes (a batch's profiles
+        // here are 528 bytes; past 1 GiB they would be): the same output.
+        REQUIRE(mpirun(dir, 2, with(args, {"-o", "parts.npy"}), {"-x", "KILN_MPI_PART_BYTES=100"}).code == 0);
+        CHECK(slurp(dir.file("parts.npy")) == slurp(dir.file("one.npy")));
         // Text profiles: a file per frame, each the same.
         REQUIRE(mpirun(dir, 2, with(args, {"-o", "two.xy"})).code == 0);
         REQUIRE(test::run_kiln(dir, with(args, {"-o", "one.xy"})).code == 0);
