@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <optional>
-#include <thread>
 
 #include "kiln/bslz4_host.hpp"
 #include "kiln/pinned.hpp"
+#include "host/run_each.hpp"
 #include "ops/kernel.hpp"
 
 namespace kiln {
@@ -308,29 +307,7 @@ void Bslz4Decoder::parse(std::span<const uint8_t> bytes, std::span<const size_t>
     // other cores. Each walk writes its own rows; the first group with a
     // bad chunk gives the error.
     const size_t groups = std::clamp<size_t>(order.size() / 8, 1, 4);
-    if (groups == 1) {
-        walk(0, order.size());
-    } else {
-        std::vector<std::exception_ptr> failed(groups);
-        std::vector<std::thread> threads;
-        const auto bound = [&](size_t g) { return order.size() * g / groups; };
-        for (size_t g = 1; g < groups; ++g)
-            threads.emplace_back([&, g] {
-                try {
-                    walk(bound(g), bound(g + 1));
-                } catch (...) {
-                    failed[g] = std::current_exception();
-                }
-            });
-        try {
-            walk(0, bound(1));
-        } catch (...) {
-            failed[0] = std::current_exception();
-        }
-        for (std::thread& t : threads) t.join();
-        for (const std::exception_ptr& e : failed)
-            if (e) std::rethrow_exception(e);
-    }
+    run_each(groups, [&](size_t g) { walk(order.size() * g / groups, order.size() * (g + 1) / groups); });
     m.pushed_frames = chunk_sizes.size();
     m.pushed_blocks = rows;
     table[0] = uint32_t(rows);

@@ -19,6 +19,7 @@
 #include "kiln/graph.hpp"
 #include "kiln/io.hpp"
 #include "kiln/pinned.hpp"
+#include "host/run_each.hpp"
 #include "stack/frame_stack_impl.hpp"
 
 namespace kiln {
@@ -331,23 +332,7 @@ StackSummary run_stack(std::vector<std::pair<Context, const AzimuthalIntegrator*
                 field_of(r, o.fields[f]).pull(out_field(d, s, f), field_bytes);
         }
     };
-    if (ndev == 1) {
-        set_up(0);
-    } else {
-        std::vector<std::exception_ptr> failed(ndev);
-        std::vector<std::thread> setters;
-        for (size_t k = 0; k < ndev; ++k)
-            setters.emplace_back([&, k] {
-                try {
-                    set_up(k);
-                } catch (...) {
-                    failed[k] = std::current_exception();
-                }
-            });
-        for (std::thread& t : setters) t.join();
-        for (const std::exception_ptr& e : failed)
-            if (e) std::rethrow_exception(e);
-    }
+    run_each(ndev, set_up);
     const double setup_seconds = since() - index_seconds;
 
     // The readers: pread into the slot (several threads at once: no HDF5),
