@@ -194,9 +194,7 @@ public:
         }
         reported_.assign(size_t(size_), false);
         ended_share_.assign(size_t(size_), false);
-        devices_.assign(size_t(size_), 0);
-        stages_.assign(size_t(size_), StackStages{});
-        readers_.assign(size_t(size_), 0);
+        shares_.assign(size_t(size_), StackSummary{});
     }
     ~MpiJob() override {
         // end() finalises; only a path that skipped it (an error of kiln's
@@ -225,14 +223,16 @@ public:
             return;
         }
         for (size_t k = 1; k < size_t(size_); ++k) {
-            summary.devices += devices_[k];
-            summary.readers += readers_[k];
-            const auto mine = stage_fields(summary.stages), theirs = stage_fields(stages_[k]);
+            StackSummary& theirs = shares_[k];
+            summary.devices += theirs.devices;
+            summary.readers += theirs.readers;
             // Wall times before the pipeline: the slowest rank's; the rest summed.
-            for (size_t j = 0; j < mine.size(); ++j) {
-                double& t = *mine[j].second;
-                t = j < 2 ? std::max(t, *theirs[j].second) : t + *theirs[j].second;
-            }
+            const double index = std::max(summary.stages.index, theirs.stages.index);
+            const double setup = std::max(summary.stages.setup, theirs.stages.setup);
+            const auto mine = stage_fields(summary.stages), other = stage_fields(theirs.stages);
+            for (size_t j = 0; j < mine.size(); ++j) *mine[j].second += *other[j].second;
+            summary.stages.index = index;
+            summary.stages.setup = setup;
         }
     }
 
@@ -333,10 +333,11 @@ public:
     // Rank 0: the share of rank k ended (frames, devices) in this message.
     void share_ended(int k, const Message& m) {
         Unpacker u(m.bytes, k);
-        (void)u.get<uint64_t>();
-        devices_[size_t(k)] = size_t(u.get<uint64_t>());
-        readers_[size_t(k)] = unsigned(u.get<uint64_t>());
-        for (const auto& [name, t] : stage_fields(stages_[size_t(k)])) *t = u.get<double>();
+        StackSummary& theirs = shares_[size_t(k)];
+        theirs.frames = size_t(u.get<uint64_t>());
+        theirs.devices = size_t(u.get<uint64_t>());
+        theirs.readers = unsigned(u.get<uint64_t>());
+        for (const auto& [name, t] : stage_fields(theirs.stages)) *t = u.get<double>();
         ended_share_[size_t(k)] = true;
     }
     bool share_ended(int k) const { return ended_share_[size_t(k)]; }
@@ -362,9 +363,7 @@ private:
     bool ended_ = false;
     std::vector<bool> reported_;     // rank 0: the ranks whose status came
     std::vector<bool> ended_share_;  // rank 0: the ranks whose share's end came
-    std::vector<size_t> devices_;    // rank 0: each rank's devices, from its share's end
-    std::vector<StackStages> stages_;  // rank 0: each rank's stage times, from its share's end
-    std::vector<unsigned> readers_;    // rank 0: each rank's reader threads, from its share's end
+    std::vector<StackSummary> shares_;  // rank 0: each rank's summary (frames, devices, readers, stages), from its share's end
     std::optional<int> control_;     // another rank: rank 0's word, once come
 };
 
