@@ -19,16 +19,16 @@ void schedule(const GraphIR& g, Plan& plan) {
     uint32_t max_level = 0;
     for (size_t i = 0; i < n; ++i) {
         int level = 0;
-        g.nodes[i].for_each_buffer([&](const BufferRef& b) {
-            auto it = tracks.find(b.key());
+        g.nodes[i].for_each_resource([&](const void* key, Access access) {
+            auto it = tracks.find(key);
             if (it == tracks.end()) return;
             const Track& t = it->second;
             level = std::max(level, t.last_write + 1);
-            if (writes(b.access)) level = std::max(level, t.max_read + 1);
+            if (writes(access)) level = std::max(level, t.max_read + 1);
         });
-        g.nodes[i].for_each_buffer([&](const BufferRef& b) {
-            Track& t = tracks[b.key()];
-            if (writes(b.access)) {
+        g.nodes[i].for_each_resource([&](const void* key, Access access) {
+            Track& t = tracks[key];
+            if (writes(access)) {
                 t.last_write = std::max(t.last_write, level);
                 t.max_read = -1;
             } else {

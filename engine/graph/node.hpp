@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "graph/storage.hpp"
+#include "vk/image.hpp"
 
 namespace kiln::detail {
 
@@ -33,12 +34,23 @@ struct BufferRef {
     const void* key() const { return storage ? static_cast<const void*>(storage.get()) : raw; }
 };
 
+/// An image a dispatch writes as a storage image or samples (a combined
+/// image sampler). The node holds it until the work is done.
+struct ImageRef {
+    std::shared_ptr<const vk::Image> image;
+    Access access = Access::read;
+    bool sampled = false;
+
+    const void* key() const { return image.get(); }
+};
+
 struct Dispatch {
     std::string name;                     // kernel name: pipeline cache and profile
     std::span<const uint32_t> spirv;
     std::shared_ptr<const void> code_owner;  // keeps run-time compiled code alive
     std::string entry = "main";
     std::vector<BufferRef> buffers;       // bindings 0..n-1 of set 0
+    std::vector<ImageRef> images;         // bindings n, n+1, ... after the buffers
     std::vector<std::byte> push;
     std::vector<uint32_t> spec;           // spec constants; ids 0-2 are the workgroup size
     std::array<uint32_t, 3> groups{1, 1, 1};
@@ -64,6 +76,13 @@ struct External {
 
 struct Node {
     std::variant<Dispatch, Copy, External> op;
+    /// Every resource the node touches, buffers and images, as (key, access):
+    /// what hazard tracking needs.
+    template <typename F> void for_each_resource(F&& f) const {
+        for_each_buffer([&](const BufferRef& b) { f(b.key(), b.access); });
+        if (auto* d = std::get_if<Dispatch>(&op))
+            for (auto& i : d->images) f(i.key(), i.access);
+    }
     const std::string& name() const {
         return std::visit([](auto& n) -> const std::string& { return n.name; }, op);
     }

@@ -1,5 +1,7 @@
 #include "graph/op_services.hpp"
 
+#include <algorithm>
+
 #include "graph/context_impl.hpp"
 #include "graph/transfer.hpp"
 #include "kiln/error.hpp"
@@ -28,6 +30,21 @@ OpServices::Kept& OpServices::kept(const std::string& key, uint64_t bytes) {
     return k;
 }
 
+std::shared_ptr<const vk::Image> OpServices::kept_image(const std::string& key, VkFormat format, uint32_t width,
+                                                        uint32_t height) {
+    std::lock_guard guard(mutex_);
+    std::shared_ptr<const vk::Image>& k = kept_images_[key];
+    if (k && k->format() == format && k->width() >= width && k->height() >= height) return k;
+    if (k && k->format() == format) {
+        width = std::max(width, k->width());
+        height = std::max(height, k->height());
+    }
+    const vk::Device& dev = resources_.device();
+    if (!vk::Image::supported(dev, format, width, height)) return nullptr;
+    k = std::make_shared<const vk::Image>(dev, format, width, height);
+    return k;
+}
+
 void OpServices::place(const Array& a) {
     std::lock_guard guard(mutex_);
     if (!a.storage()->placed()) a.storage()->place(resources_.allocator());
@@ -53,9 +70,10 @@ std::shared_ptr<void> OpServices::cached(const std::string& key,
 // The cached objects may own pipelines that submitted work still uses: the
 // scheduler, which waits for the device, goes after the services.
 OpServices::~OpServices() {
-    if (cached_.empty()) return;
+    if (cached_.empty() && kept_images_.empty()) return;
     resources_.device().wait_idle();
     cached_.clear();
+    kept_images_.clear();
 }
 
 std::optional<std::array<uint32_t, 3>> OpServices::workgroup_size(const std::string& kernel) const {

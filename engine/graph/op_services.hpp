@@ -64,6 +64,14 @@ public:
     /// graph's transient): new, and not ready, when there was none or less.
     Kept& kept(const std::string& key, uint64_t bytes);
 
+    /// A 2-D image of `format` kept under `key` (vk/image.hpp: storage and
+    /// sampled, GENERAL layout), at least `width` x `height`: a new one
+    /// when there was none or a smaller one (work recorded with the old one
+    /// keeps it until done). Null where the device takes no such image.
+    /// Its contents are the op's to write before each use.
+    std::shared_ptr<const vk::Image> kept_image(const std::string& key, VkFormat format, uint32_t width,
+                                                uint32_t height);
+
     /// Gives `a` memory now, for good (never a graph's transient), where it
     /// has none yet: for an object that records its buffers' handles once
     /// (an FFT plan's work buffers).
@@ -127,6 +135,7 @@ private:
     RetireQueue& retired_;
     std::recursive_mutex& mutex_;
     std::map<std::string, Kept> kept_;
+    std::map<std::string, std::shared_ptr<const vk::Image>> kept_images_;
     std::map<std::string, std::shared_ptr<void>> cached_;
     std::map<std::string, std::array<uint32_t, 3>> workgroup_sizes_;
 };

@@ -42,8 +42,11 @@ void level_barrier(VkCommandBuffer cmd, VkPipelineStageFlags2 src, VkPipelineSta
     };
     auto reads = [](VkPipelineStageFlags2 s) {
         VkAccessFlags2 a = 0;
+        // Images are kept in GENERAL layout (vk/image.hpp): a global barrier
+        // orders them too, their samples being sampled reads.
         if (s & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
-            a |= VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+            a |= VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+                 VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
         if (s & VK_PIPELINE_STAGE_2_COPY_BIT) a |= VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
         return a;
     };
@@ -75,19 +78,26 @@ void level_barrier_to_host(VkCommandBuffer cmd, VkPipelineStageFlags2 src) {
 // Step 1: where descriptors cannot be pushed, one pool with a set for each
 // dispatch of the graph.
 void make_descriptor_pool(DeviceResources& res, Submission& sub, const GraphIR& g) {
-    uint32_t sets = 0, buffers = 0;
+    uint32_t sets = 0, buffers = 0, storage_images = 0, sampled_images = 0;
     for (auto& n : g.nodes)
         if (auto* d = std::get_if<Dispatch>(&n.op)) {
             ++sets;
             buffers += static_cast<uint32_t>(d->buffers.size());
+            for (auto& i : d->images) ++(i.sampled ? sampled_images : storage_images);
         }
     if (!sets) return;
     VkDevice dev = res.device().handle();
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)};
+    VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(buffers, 1u)},
+                                     {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage_images},
+                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sampled_images}};
+    VkDescriptorPoolSize used[3];
+    uint32_t kinds = 0;
+    for (auto& z : sizes)
+        if (z.descriptorCount) used[kinds++] = z;
     VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pci.maxSets = sets;
-    pci.poolSizeCount = 1;
-    pci.pPoolSizes = &size;
+    pci.poolSizeCount = kinds;
+    pci.pPoolSizes = used;
     check(vkCreateDescriptorPool(dev, &pci, nullptr, sub.descriptors.put(dev)), "vkCreateDescriptorPool");
 }
 
@@ -128,12 +138,13 @@ public:
     void record(const Dispatch& d) {
         vk::PipelineKey key{d.name, d.spirv, static_cast<uint32_t>(d.buffers.size()),
                             static_cast<uint32_t>(d.push.size()), d.spec, d.entry};
+        for (auto& i : d.images) key.images += i.sampled ? 't' : 's';
         const vk::Pipeline& p = res_.pipelines().get(key);
         if (p.pipeline != bound_) {
             vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
             bound_ = p.pipeline;
         }
-        if (!d.buffers.empty()) bind_buffers(d, p);
+        if (!d.buffers.empty() || !d.images.empty()) bind_buffers(d, p);
         if (!d.push.empty())
             vkCmdPushConstants(cmd_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size()),
                                d.push.data());
@@ -151,8 +162,10 @@ public:
 private:
     void bind_buffers(const Dispatch& d, const vk::Pipeline& p) {
         VkDevice dev = res_.device().handle();
-        infos_.resize(d.buffers.size());
-        writes_.resize(d.buffers.size());
+        const size_t nb = d.buffers.size(), total = nb + d.images.size();
+        infos_.resize(nb);
+        image_infos_.resize(d.images.size());
+        writes_.resize(total);
         VkDescriptorSet set = VK_NULL_HANDLE;
         if (!push_descriptors_) {
             VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -170,6 +183,19 @@ private:
             writes_[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             writes_[i].pBufferInfo = &infos_[i];
         }
+        for (size_t k = 0; k < d.images.size(); ++k) {
+            const ImageRef& r = d.images[k];
+            image_infos_[k] = {r.sampled ? r.image->sampler() : VK_NULL_HANDLE, r.image->view(),
+                               VK_IMAGE_LAYOUT_GENERAL};
+            VkWriteDescriptorSet& w = writes_[nb + k];
+            w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            w.dstSet = set;
+            w.dstBinding = static_cast<uint32_t>(nb + k);
+            w.descriptorCount = 1;
+            w.descriptorType =
+                r.sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+            w.pImageInfo = &image_infos_[k];
+        }
         if (push_descriptors_) {
             res_.device().push_descriptor_fn(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
                                              static_cast<uint32_t>(writes_.size()), writes_.data());
@@ -185,6 +211,7 @@ private:
     const bool push_descriptors_;
     VkPipeline bound_ = VK_NULL_HANDLE;
     std::vector<VkDescriptorBufferInfo> infos_;
+    std::vector<VkDescriptorImageInfo> image_infos_;
     std::vector<VkWriteDescriptorSet> writes_;
 };
 

@@ -139,6 +139,16 @@ Dispatcher& Dispatcher::read_write(const Array& a, VkDeviceSize o, VkDeviceSize 
     return bind(a, o, r, detail::Access::read_write);
 }
 
+Dispatcher& Dispatcher::store(std::shared_ptr<const vk::Image> image) {
+    node_.images.push_back({std::move(image), detail::Access::write, false});
+    return *this;
+}
+
+Dispatcher& Dispatcher::sample(std::shared_ptr<const vk::Image> image) {
+    node_.images.push_back({std::move(image), detail::Access::read, true});
+    return *this;
+}
+
 Dispatcher& Dispatcher::whole_subgroups() {
     const uint64_t local = uint64_t(local_[0]) * local_[1] * local_[2];
     const uint32_t sg = std::max<uint32_t>(1, ctx_.info().subgroup_size);
@@ -191,6 +201,12 @@ void Dispatcher::record() {
         for (size_t i = 0; i < node_.buffers.size() && i < 64; ++i)
             if (node_.buffers[i].access == detail::Access::read && (builtin_->writable >> i & 1))
                 node_.buffers[i].access = detail::Access::read_write;
+        std::string images;
+        for (auto& i : node_.images) images += i.sampled ? 't' : 's';
+        if (images != builtin_->images || (!images.empty() && node_.buffers.size() != builtin_->bindings))
+            throw Error("internal error: kernel " + node_.name + " takes images '" + builtin_->images +
+                        "' after " + std::to_string(builtin_->bindings) + " buffers; the op bound '" + images +
+                        "' after " + std::to_string(node_.buffers.size()));
     }
     ctx_.record(detail::Node{std::move(node_)});
 }

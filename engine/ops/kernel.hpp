@@ -39,6 +39,10 @@ public:
     Dispatcher& read(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
     Dispatcher& write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
     Dispatcher& read_write(const Array& a, VkDeviceSize offset = 0, VkDeviceSize range = 0);
+    /// The next image binding (after the buffers): written as a storage
+    /// image, or sampled. The node keeps the image until the work is done.
+    Dispatcher& store(std::shared_ptr<const vk::Image> image);
+    Dispatcher& sample(std::shared_ptr<const vk::Image> image);
     /// The push constants, as a C++ struct mirroring the shader's block: a
     /// built-in kernel's block size (kernel table) must be the struct's size,
     /// give or take the struct's trailing padding, else this throws (a test

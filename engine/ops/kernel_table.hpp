@@ -19,6 +19,7 @@ struct KernelInfo {
     uint32_t push_size;             ///< bytes of its push-constant block (0: none)
     uint32_t bindings;              ///< set-0 storage bindings 0..bindings-1
     uint64_t writable;              ///< bit b: binding b is not declared readonly
+    const char* images;             ///< bindings after the buffers: 's' storage image, 't' sampler
 };
 
 extern const KernelInfo kernel_info[];

@@ -40,6 +40,13 @@ struct BufferBinding {
     bool readonly = false, writeonly = false;
 };
 
+/// An image of a built-in kernel (reflect_spirv with images allowed).
+struct ImageBinding {
+    uint32_t set = 0, binding = 0;
+    /// A combined image sampler (sampler2D); otherwise a storage image (image2D).
+    bool sampled = false;
+};
+
 /// Element type of a push-constant member; other for matrices, arrays,
 /// structs, booleans and 16-bit floats.
 enum class ScalarType {
@@ -71,6 +78,8 @@ struct CompiledShader {
     std::vector<uint32_t> spirv;
     /// Storage buffers sorted by (set, binding).
     std::vector<BufferBinding> buffers;
+    /// Images sorted by (set, binding): only where reflect_spirv allowed them.
+    std::vector<ImageBinding> images;
     /// Push-constant members in offset order; empty without a push block.
     std::vector<PushMember> push;
     /// Bytes of the push block up to its last member, rounded up to a
@@ -114,7 +123,9 @@ CompiledShader compile_glsl_cached(std::string_view source, std::string_view ent
 /// The interface of a compute entry point of a SPIR-V module (entry empty:
 /// the module's only compute entry point). Throws InvalidArgument for words
 /// that are not a well-formed module or lack the entry point, Unsupported as
-/// compile_glsl.
-CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry = {});
+/// compile_glsl. `images`: images and combined image samplers are reflected
+/// (built-in kernels) rather than refused (kernels written by users, which
+/// take buffers alone).
+CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry = {}, bool images = false);
 
 } // namespace kiln::vk

@@ -61,17 +61,23 @@ void Pipelines::save() {
     std::filesystem::rename(tmp, cache_file_);
 }
 
-const Pipelines::Layout& Pipelines::layout(uint32_t bindings, uint32_t push_size) {
-    auto key = std::make_pair(bindings, push_size);
+const Pipelines::Layout& Pipelines::layout(uint32_t bindings, const std::string& images, uint32_t push_size) {
+    auto key = std::make_tuple(bindings, images, push_size);
     auto it = layouts_.find(key);
     if (it != layouts_.end()) return it->second;
-    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
-    for (uint32_t i = 0; i < bindings; ++i)
-        b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    const uint32_t total = bindings + static_cast<uint32_t>(images.size());
+    std::vector<VkDescriptorSetLayoutBinding> b(total);
+    for (uint32_t i = 0; i < total; ++i) {
+        VkDescriptorType t = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        if (i >= bindings)
+            t = images[i - bindings] == 't' ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                            : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+        b[i] = {i, t, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    }
     VkDescriptorSetLayoutCreateInfo sci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     if (device_.enabled().push_descriptors)
         sci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-    sci.bindingCount = bindings;
+    sci.bindingCount = total;
     sci.pBindings = b.data();
     Layout l;
     check(vkCreateDescriptorSetLayout(device_.handle(), &sci, nullptr, &l.set), "vkCreateDescriptorSetLayout");
@@ -113,7 +119,7 @@ const Pipeline& Pipelines::get(const PipelineKey& key) {
             check(r, ("vkCreateShaderModule for kernel " + key.name).c_str());
         }
     }
-    const Layout& l = layout(key.bindings, key.push_size);
+    const Layout& l = layout(key.bindings, key.images, key.push_size);
 
     std::vector<VkSpecializationMapEntry> entries(key.spec.size());
     for (uint32_t i = 0; i < key.spec.size(); ++i)

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kiln::vk {
@@ -26,6 +27,9 @@ struct PipelineKey {
     uint32_t push_size = 0;
     std::vector<uint32_t> spec;
     std::string entry = "main";
+    /// The image bindings after the buffers, one letter each: 's' a storage
+    /// image, 't' a combined image sampler.
+    std::string images;
 };
 
 struct Pipeline {
@@ -54,13 +58,13 @@ private:
         VkDescriptorSetLayout set = VK_NULL_HANDLE;
         VkPipelineLayout pipeline = VK_NULL_HANDLE;
     };
-    const Layout& layout(uint32_t bindings, uint32_t push_size);
+    const Layout& layout(uint32_t bindings, const std::string& images, uint32_t push_size);
 
     const Device& device_;
     std::filesystem::path cache_file_;
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     std::mutex mutex_;
-    std::map<std::pair<uint32_t, uint32_t>, Layout> layouts_;
+    std::map<std::tuple<uint32_t, std::string, uint32_t>, Layout> layouts_;
     std::map<std::pair<std::string, std::vector<uint32_t>>, Pipeline> pipelines_;
     std::map<std::string, VkShaderModule> modules_;
 };

@@ -129,6 +129,7 @@ private:
         case spv::OpTypeBool: case spv::OpTypeInt: case spv::OpTypeFloat:
         case spv::OpTypeVector: case spv::OpTypeMatrix: case spv::OpTypeArray:
         case spv::OpTypeRuntimeArray: case spv::OpTypeStruct: case spv::OpTypePointer:
+        case spv::OpTypeImage: case spv::OpTypeSampledImage:
             need(1); defs_[w[0]] = in; break;
         case spv::OpConstant: case spv::OpConstantComposite: case spv::OpSpecConstantTrue:
         case spv::OpSpecConstantFalse: case spv::OpSpecConstant: case spv::OpSpecConstantComposite:
@@ -227,7 +228,7 @@ std::string_view scalar_type_name(ScalarType t) {
     return "other";
 }
 
-CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry) {
+CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry, bool images) {
     const Module m(spirv);
     CompiledShader out;
 
@@ -297,6 +298,15 @@ CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry
         const std::string label = m.name(id).empty() ? m.name(type_id) : m.name(id);
         const std::string where = " '" + label + "' (set " + std::to_string(vd.set.value_or(0)) +
                                   ", binding " + std::to_string(vd.binding.value_or(0)) + ")";
+        if (storage == spv::StorageClassUniformConstant && images) {
+            const Instr& t = m.def(type_id, 1);
+            const bool sampled = t.op == spv::OpTypeSampledImage;
+            // OpTypeImage's Sampled operand: 2, read and written without a sampler.
+            if (!sampled && !(t.op == spv::OpTypeImage && t.w.size() > 6 && t.w[6] == 2))
+                throw Unsupported("kernel declares a sampler or image kind kiln does not bind" + where);
+            out.images.push_back({vd.set.value_or(0), vd.binding.value_or(0), sampled});
+            continue;
+        }
         if (storage == spv::StorageClassUniformConstant)
             throw Unsupported("kernel declares an image, sampler or other opaque resource" +
                               where + "; kernels take 'buffer' blocks and push constants only");
@@ -333,6 +343,9 @@ CompiledShader reflect_spirv(std::vector<uint32_t> spirv, std::string_view entry
         out.buffers.push_back(std::move(b));
     }
     std::sort(out.buffers.begin(), out.buffers.end(), [](const auto& a, const auto& b) {
+        return std::pair{a.set, a.binding} < std::pair{b.set, b.binding};
+    });
+    std::sort(out.images.begin(), out.images.end(), [](const auto& a, const auto& b) {
         return std::pair{a.set, a.binding} < std::pair{b.set, b.binding};
     });
     std::stable_sort(out.push.begin(), out.push.end(),
