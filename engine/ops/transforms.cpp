@@ -146,6 +146,28 @@ Coefficients coefficients(const Array& input, const Interp& ip, const std::array
     return c;
 }
 
+// A 2-D float32 input that a coordinates array samples at order 1, as an
+// image for interp_texture's gathers (written here by image_fill), where
+// the device takes one of its extents and the points are at least an eighth
+// of its elements (the copy into the image reads the whole input: 0.015 ms
+// for 2048^2 on an H200, against 0.08 ms saved on 4M points); else null.
+std::shared_ptr<const vk::Image> gather_image(const Array& a, const Interp& ip, int source, uint32_t flags,
+                                              uint64_t points) {
+    if (source < 2 || a.ndim() != 2 || ip.order != 1 || a.dtype() != DType::float32 || (flags & 7u) != 0 ||
+        points * 8 < a.size())
+        return nullptr;
+    const uint32_t h = static_cast<uint32_t>(a.shape()[0]), w = static_cast<uint32_t>(a.shape()[1]);
+    auto& svc = ops::services(a);
+    auto img = svc.kept_image("interp_texture", VK_FORMAT_R32_SFLOAT, w, h);
+    if (!img) return nullptr;
+    struct {
+        uint32_t h, w;
+    } fp{h, w};
+    ops::Dispatcher f(svc, ops::KernelId::image_fill, {64, 4, 1});
+    f.read(a).store(img).push(fp).cover(w, (h + 3) / 4).record();  // four rows per invocation
+    return img;
+}
+
 // One interp_map dispatch: a plan's mapping (coords null) or coordinates.
 Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const Array& coords) {
     const Coefficients c = coefficients(input, ip, plan.interpolated);
@@ -193,8 +215,12 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
         source = co.dtype() == DType::float32 ? 2 : 3;
     }
     const Array params = in_buffer ? ops::conv::upload_weights(input.context(), prm, DType::float64) : c.a;
-    ops::Dispatcher d(ops::services(input), ops::variant(ops::Shader::interp_map, c.a.dtype()), {256, 1, 1});
+    const auto tex = gather_image(c.a, ip, source, p.flags, out.size());
+    ops::Dispatcher d(ops::services(input),
+                      ops::variant(tex ? ops::Shader::interp_texture : ops::Shader::interp_map, c.a.dtype()),
+                      {256, 1, 1});
     d.read(c.a).read(params).read(co ? co : c.a).write(out);
+    if (tex) d.sample(tex);
     p.flags |= in_buffer ? flag_prm_buffer : 0;
     for (int v : {ip.order, int(nd), source, code_of(ip.mode)}) d.spec(static_cast<uint32_t>(v));
     d.push(p);

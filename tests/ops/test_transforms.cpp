@@ -3,7 +3,10 @@
 // every mode and order, 1-, 2- and 3-D, integer and float64 input,
 // coordinates of both float dtypes, a volume rotated plane by plane.
 #include <cmath>
+#include <set>
+#include <string>
 
+#include "kiln/graph.hpp"
 #include "kiln/manifest.hpp"
 #include "kiln/reference/transforms.hpp"
 #include "kiln/transforms.hpp"
@@ -82,6 +85,100 @@ TEST_CASE("gpu transforms match the CPU reference on volumes", "[transforms]") {
     const Interp ip{3, InterpMode::mirror, 0, true};
     check(map_coordinates(v, Array::from_host(ctx, c64), ip).to_host(), cpu::map_coordinates(vol, c64, ip), 10, true);
     check(map_coordinates(v, Array::from_host(ctx, ci), ip).to_host(), cpu::map_coordinates(vol, ci, ip), 10, true);
+}
+
+namespace {
+// The kernels the profile saw since the last call.
+std::set<std::string> kernels_run(Context& ctx) {
+    ctx.sync();
+    std::set<std::string> names;
+    for (const auto& st : ctx.profile().stats()) names.insert(st.name);
+    ctx.profile().clear();
+    return names;
+}
+
+// 2 x n float32 coordinates into an h x w image: inside, on and beyond every
+// edge and corner, exact integers and halves, and NaN if asked (cval on the
+// GPU in every mode; the CPU reference's is cval but for grid-constant and
+// nearest, which skip its range check: SciPy's cast of NaN is undefined).
+HostArray edge_coordinates(size_t n, size_t h, size_t w, uint64_t seed, bool nan = true) {
+    HostArray c = test::random(Shape{2, n}, DType::float32, seed, -3, double(std::max(h, w)) + 2);
+    float* v = c.as<float>().data();
+    const float ends[] = {-1.5f, -1.0f, -0.5f, -0.25f, 0.0f, 0.5f, 1.0f};
+    for (size_t i = 0; i < n / 2; ++i) {
+        // Half the points near an edge of one axis or both.
+        const float e = ends[i % 7];
+        const float hy = float(h - 1), wx = float(w - 1);
+        if (i % 3 != 1) v[i] = (i & 8) ? hy - e : e;
+        if (i % 3 != 0) v[n + i] = (i & 16) ? wx - e : e;
+    }
+    if (nan) {
+        v[n - 1] = std::nanf("");
+        v[2 * n - 2] = std::nanf("");
+    }
+    return c;
+}
+}  // namespace
+
+TEST_CASE("map_coordinates of a 2-D float32 image at order 1 gathers from an image as the buffer path does", "[transforms]") {
+    // Points of at least an eighth of the image's elements take
+    // interp_texture (the image copied into a sampled image, interior
+    // points' four taps in one gather); fewer take interp_map. Both against
+    // the CPU reference in every mode, on a larger image first so that the
+    // kept image is bigger than the input it then holds.
+    Context ctx = test::context();
+    const HostArray big = test::random(Shape{64, 70}, DType::float32, 30, -10, 10);
+    const HostArray img = test::random(Shape{37, 53}, DType::float32, 31, -10, 10);
+    const Array a = Array::from_host(ctx, img);
+    {
+        const HostArray cb = edge_coordinates(4000, 64, 70, 34);
+        const Interp ip{1, InterpMode::reflect, 0, true};
+        kernels_run(ctx);
+        const HostArray got = map_coordinates(Array::from_host(ctx, big), Array::from_host(ctx, cb), ip).to_host();
+        CHECK(kernels_run(ctx).count("interp_texture_float32") == 1);
+        test::require_close(got, cpu::map_coordinates(big, cb, ip), 2e-6, 1e-5);
+    }
+    for (InterpMode mode : {InterpMode::constant, InterpMode::grid_constant, InterpMode::nearest, InterpMode::reflect,
+                            InterpMode::grid_mirror, InterpMode::mirror, InterpMode::wrap, InterpMode::grid_wrap}) {
+        INFO("mode " << int(mode));
+        const Interp ip{1, mode, -2.5, true};
+        const bool nan = mode != InterpMode::grid_constant && mode != InterpMode::nearest;
+        const HostArray many = edge_coordinates(3000, 37, 53, 32, nan), few = edge_coordinates(200, 37, 53, 33, nan);
+        const Array cm = Array::from_host(ctx, many), cf = Array::from_host(ctx, few);
+        poison(ctx, many);
+        const HostArray got = map_coordinates(a, cm, ip).to_host();
+        const auto names = kernels_run(ctx);
+        CHECK(names.count("interp_texture_float32") == 1);
+        CHECK(names.count("image_fill") == 1);
+        CHECK(names.count("interp_map_float32") == 0);
+        test::require_close(got, cpu::map_coordinates(img, many, ip), 2e-6, 1e-5);
+        poison(ctx, few);
+        const HostArray got_few = map_coordinates(a, cf, ip).to_host();
+        const auto few_names = kernels_run(ctx);
+        CHECK(few_names.count("interp_map_float32") == 1);
+        CHECK(few_names.count("interp_texture_float32") == 0);
+        test::require_close(got_few, cpu::map_coordinates(img, few, ip), 2e-6, 1e-5);
+    }
+    SECTION("in a graph, launched again after a larger image has replaced the kept one") {
+        const Interp ip{1, InterpMode::mirror, 0, true};
+        const HostArray many = edge_coordinates(3000, 37, 53, 35);
+        const Array cm = Array::from_host(ctx, many);
+        Graph g(ctx);
+        Array out;
+        {
+            auto cap = g.capture();
+            out = map_coordinates(a, cm, ip);
+        }
+        g.run();
+        const HostArray want = cpu::map_coordinates(img, many, ip);
+        test::require_close(out.to_host(), want, 2e-6, 1e-5);
+        const HostArray huge = test::random(Shape{90, 20}, DType::float32, 36, -10, 10);
+        const HostArray ch = edge_coordinates(1000, 90, 20, 37);
+        test::require_close(map_coordinates(Array::from_host(ctx, huge), Array::from_host(ctx, ch), ip).to_host(),
+                            cpu::map_coordinates(huge, ch, ip), 2e-6, 1e-5);
+        g.run();
+        test::require_close(out.to_host(), want, 2e-6, 1e-5);
+    }
 }
 
 TEST_CASE("gpu transforms of more rows than one grid dimension takes (65535)", "[transforms]") {
