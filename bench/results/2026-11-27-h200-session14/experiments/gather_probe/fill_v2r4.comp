@@ -1,0 +1,16 @@
+#version 450
+layout(local_size_x = 32, local_size_y = 8) in;
+layout(push_constant) uniform P { int h; int w; uint count; } p;
+layout(std430, binding = 0) readonly buffer In { vec2 src[]; };
+layout(std430, binding = 1) readonly buffer Co { float co[]; };
+layout(r32f, binding = 2) uniform writeonly image2D dst;
+void main() {
+    const int x0 = int(gl_GlobalInvocationID.x) * 2, y0 = int(gl_GlobalInvocationID.y) * 4;
+    if (x0 >= p.w) return;
+    for (int r = 0; r < 4; ++r) {
+        const int y = y0 + r;
+        if (y >= p.h) return;
+        const vec2 v = src[(y * p.w + x0) / 2];
+        imageStore(dst, ivec2(x0, y), vec4(v.x)); imageStore(dst, ivec2(x0 + 1, y), vec4(v.y));
+    }
+}

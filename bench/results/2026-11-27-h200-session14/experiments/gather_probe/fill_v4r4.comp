@@ -1,0 +1,17 @@
+#version 450
+layout(local_size_x = 64, local_size_y = 4) in;
+layout(push_constant) uniform P { int h; int w; uint count; } p;
+layout(std430, binding = 0) readonly buffer In { vec4 src[]; };
+layout(std430, binding = 1) readonly buffer Co { float co[]; };
+layout(r32f, binding = 2) uniform writeonly image2D dst;
+void main() {
+    const int x0 = int(gl_GlobalInvocationID.x) * 4, y0 = int(gl_GlobalInvocationID.y) * 4;
+    if (x0 >= p.w) return;
+    for (int r = 0; r < 4; ++r) {
+        const int y = y0 + r;
+        if (y >= p.h) return;
+        const vec4 v = src[(y * p.w + x0) / 4];
+        imageStore(dst, ivec2(x0, y), vec4(v.x)); imageStore(dst, ivec2(x0 + 1, y), vec4(v.y));
+        imageStore(dst, ivec2(x0 + 2, y), vec4(v.z)); imageStore(dst, ivec2(x0 + 3, y), vec4(v.w));
+    }
+}
