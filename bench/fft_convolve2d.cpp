@@ -1,6 +1,7 @@
 // W86: convolve2d's FFT crossover (engine/ops/convolve2d.cpp,
 // fft_min_kernel_taps): the direct sum and the FFT path on 2048^2 float32
-// "same" for kernels of 7, 15, 31 and 63 squared, as metrics of one Result;
+// "same" for kernels of 7 to 63 squared (19 to 35 around the crossover), as
+// metrics of one Result;
 // its own time is convolve2d's choice at 31^2, against
 // cupyx.scipy.signal.convolve2d (bench/peers_fft.py).
 #include <cmath>
@@ -44,7 +45,7 @@ Register w86{{"W86", "convolve2d 2048^2 float32 same: direct vs FFT for kernels 
                   r.checked = true;
                   // 63^2 direct takes seconds on lavapipe: the full sweep only.
                   const std::vector<size_t> sizes =
-                      s == Size::full ? std::vector<size_t>{7, 15, 31, 63} : std::vector<size_t>{7, 15, 31};
+                      s == Size::full ? std::vector<size_t>{7, 15, 19, 23, 25, 27, 29, 31, 35, 63} : std::vector<size_t>{7, 15, 31};
                   for (size_t k : sizes) {
                       const HostArray hk = uniform(Shape{k, k}, uint32_t(6 + k));  // random: not rank one
                       const Array kernel = Array::from_host(ctx, hk);

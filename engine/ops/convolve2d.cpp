@@ -94,11 +94,13 @@ std::optional<RankOne> rank_one(const std::vector<double>& k, size_t kh, size_t 
     return f;
 }
 
-// Past this many taps a general kernel with zero fill runs through FFTs:
+// From this many taps a general kernel with zero fill runs through FFTs:
 // the direct kernel costs taps multiply-adds per output, the FFT path about
-// a dozen memory passes over the padded image whatever the kernel (set from
-// kiln-bench W86's direct and FFT times on an H100).
-constexpr uint64_t fft_min_kernel_taps = 25 * 25;
+// a dozen memory passes over the padded image whatever the kernel. Set from
+// kiln-bench W86 on an H100 (bench/results/2026-11-27-h100-w86-crossover),
+// 2048^2 "same", ms direct / FFT: 27^2 0.201 / 0.217, 29^2 0.219 / 0.216,
+// 31^2 0.241 / 0.216 (25^2, the threshold before, 0.164 / 0.216).
+constexpr uint64_t fft_min_kernel_taps = 29 * 29;
 
 bool fft_path(uint32_t kh, uint32_t kw, Boundary boundary, double fill, const std::vector<double>* values) {
     if (boundary != Boundary::fill || fill != 0 || uint64_t(kh) * kw < fft_min_kernel_taps) return false;

@@ -198,7 +198,7 @@ std::set<std::string> kernels_run(Context& ctx) {
 TEST_CASE("convolve2d: large kernels with zero fill take the FFT path, with convolve2d's results", "[fft]") {
     Context ctx = test::context();
     const HostArray hi = test::random(Shape{41, 53}, DType::float32, 81, -1, 1);
-    const HostArray hk = test::random(Shape{25, 27}, DType::float32, 82, -1, 1);  // 675 taps, not rank one
+    const HostArray hk = test::random(Shape{29, 31}, DType::float32, 82, -1, 1);  // 899 taps, not rank one
     const Array image = Array::from_host(ctx, hi), kernel = Array::from_host(ctx, hk);
     for (ConvMode mode : {ConvMode::full, ConvMode::same, ConvMode::valid}) {
         INFO("mode " << int(mode));
@@ -219,4 +219,11 @@ TEST_CASE("convolve2d: large kernels with zero fill take the FFT path, with conv
     const auto names = kernels_run(ctx);
     CHECK(names.count("conv_2d_float32") == 1);
     CHECK(names.count("vkfft_forward") == 0);
+    // Just under the crossover (29^2 = 841 taps): the direct sum.
+    const HostArray under = test::random(Shape{27, 31}, DType::float32, 83, -1, 1);  // 837 taps
+    const HostArray want = cpu::convolve2d(hi, under, ConvMode::same, Boundary::fill, 0);
+    test::require_close(convolve2d(image, Array::from_host(ctx, under), ConvMode::same).to_host(), want, 1e-5, 1e-5);
+    const auto under_names = kernels_run(ctx);
+    CHECK(under_names.count("conv_2d_float32") == 1);
+    CHECK(under_names.count("vkfft_forward") == 0);
 }

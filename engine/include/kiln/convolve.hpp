@@ -34,7 +34,7 @@ namespace kiln {
 /// again. Inside a Graph capture the kernel cannot be read and the general
 /// path runs; the HostArray overload below needs no read.
 ///
-/// Any other kernel of at least 625 taps (25 x 25) with boundary fill and
+/// Any other kernel of at least 841 taps (29 x 29) with boundary fill and
 /// fillvalue 0 runs through FFTs (fftconvolve), faster than the direct sum
 /// there: its float32 rounding is then relative to the largest output rather
 /// than to each sum, and a NaN or Inf in the image spreads over the whole
