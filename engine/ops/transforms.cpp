@@ -215,6 +215,9 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
         source = co.dtype() == DType::float32 ? 2 : 3;
     }
     const Array params = in_buffer ? ops::conv::upload_weights(input.context(), prm, DType::float64) : c.a;
+    // The kept image is the context's: no other thread's fill may come
+    // between this call's fill and gather.
+    const auto lock = ops::services(input).lock();
     const auto tex = gather_image(c.a, ip, source, p.flags, out.size());
     ops::Dispatcher d(ops::services(input),
                       ops::variant(tex ? ops::Shader::interp_texture : ops::Shader::interp_map, c.a.dtype()),

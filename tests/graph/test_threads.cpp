@@ -3,12 +3,15 @@
 // the CPU reference's, with validation on. Before the lock, two threads
 // pulling results crashed in Allocator::free in 5 runs of 5.
 #include <atomic>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cpu/select.hpp"
 #include "kiln/reference/label.hpp"
+#include "kiln/reference/transforms.hpp"
+#include "kiln/transforms.hpp"
 #include "support.hpp"
 
 using namespace kiln;
@@ -16,7 +19,7 @@ using namespace kiln;
 namespace {
 
 // A thread's work: element-wise chain, sum, median (kept scratch), label and
-// measure (kept scratch), each checked; `failures` counts wrong results.
+// measure (kept scratch), map_coordinates (a kept image), each checked; `failures` counts wrong results.
 void work(Context ctx, int id, int rounds, std::atomic<int>& failures, std::string& error) {
     try {
         for (int r = 0; r < rounds; ++r) {
@@ -43,6 +46,14 @@ void work(Context ctx, int id, int rounds, std::atomic<int>& failures, std::stri
             size_t fg = 0;
             for (size_t i = 0; i < mask.size(); ++i) fg += mask.as<uint8_t>()[i];
             if (pixels != fg) ++failures;
+            // map_coordinates through the context's one kept image (each
+            // thread's input different): fill and gather must not interleave.
+            HostArray co = test::random(Shape{2, 2000}, DType::float32, seed + 7, 0, 36);
+            const Interp linear{1, InterpMode::reflect, 0, true};
+            const HostArray got_map = map_coordinates(a, Array::from_host(ctx, co), linear).to_host();
+            const HostArray want_map = cpu::map_coordinates(h, co, linear);
+            for (size_t i = 0; i < want_map.size(); ++i)
+                if (std::abs(got_map.as<float>()[i] - want_map.as<float>()[i]) > 1e-5f) ++failures;
         }
     } catch (const std::exception& e) {
         error = e.what();
