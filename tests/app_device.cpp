@@ -66,6 +66,9 @@ AppDevice::AppDevice(std::vector<std::string>& sink, AppFeatures f) : features_(
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
     f12.timelineSemaphore = f.timeline_semaphore;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f12};
+    VkPhysicalDeviceFeatures core{};
+    core.shaderFloat64 = f.float64;
+    dci.pEnabledFeatures = &core;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     REQUIRE(vkCreateDevice(physical, &dci, nullptr, &device) == VK_SUCCESS);
@@ -85,6 +88,7 @@ ExternalDevice AppDevice::external() const {
     ExternalDevice e{instance, physical, device, queue, family};
     e.synchronization2 = features_.synchronization2;
     e.timeline_semaphore = features_.timeline_semaphore;
+    e.float64 = features_.float64;
     return e;
 }
 

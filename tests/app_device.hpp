@@ -19,6 +19,7 @@ namespace kiln::test {
 /// The features an AppDevice is created with.
 struct AppFeatures {
     bool synchronization2 = true, timeline_semaphore = true;
+    bool float64 = false;  ///< shaderFloat64 (the device must have it)
 };
 
 class AppDevice {

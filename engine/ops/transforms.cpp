@@ -170,6 +170,11 @@ std::shared_ptr<const vk::Image> gather_image(const Array& a, const Interp& ip, 
 
 // One interp_map dispatch: a plan's mapping (coords null) or coordinates.
 Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const Array& coords) {
+    detail::OpServices& svc = ops::services(input);
+    if (!svc.enabled().float64)
+        throw Unsupported("geometric transforms (shift, zoom, rotate, affine_transform, map_coordinates) need "
+                          "shaderFloat64 on the device (coordinates are computed in float64, as SciPy's), which '" +
+                          svc.info().name + "' does not have enabled");
     const Coefficients c = coefficients(input, ip, plan.interpolated);
     const size_t nd = input.ndim();
     const Shape out_shape = plan.out;

@@ -9,12 +9,15 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "app_device.hpp"
+#include "kiln/reference/transforms.hpp"
+#include "kiln/transforms.hpp"
 #include "graph/storage.hpp"
 #include "support.hpp"
 
@@ -409,4 +412,34 @@ TEST_CASE("buffer_of refuses an array in a graph's transient arena", "[interop]"
     CHECK_THROWS_AS(buffer_of(again), InvalidArgument);
     CHECK_THROWS_WITH(buffer_of(again), Catch::Contains("transient arena of a graph"));
     CHECK_NOTHROW(buffer_of(out));  // held while captured: placed for good
+}
+
+TEST_CASE("an adopted device without push descriptors binds images from a descriptor pool", "[interop]") {
+    // map_coordinates of a 2-D float32 input gathers from a kept image: on an
+    // application's device that did not enable push descriptors its sampler
+    // is written into a set from the submission's pool (graph/record.cpp),
+    // and the image's layout transition goes through the application's queue.
+    test::AppFeatures with_f64;
+    with_f64.float64 = true;
+    test::with_app_device([&](test::AppDevice& app) {
+        ExternalDevice ed = app.external();
+        REQUIRE_FALSE(ed.push_descriptors);
+        Context ctx(ed);
+        const HostArray img = test::random(Shape{19, 23}, DType::float32, 40, -5, 5);
+        const HostArray co = test::random(Shape{2, 500}, DType::float32, 41, -2, 24);
+        const Interp linear{1, InterpMode::mirror, 0, true};
+        ctx.profile().clear();
+        const HostArray got = map_coordinates(Array::from_host(ctx, img), Array::from_host(ctx, co), linear).to_host();
+        std::set<std::string> names;
+        for (const auto& st : ctx.profile().stats()) names.insert(st.name);
+        CHECK(names.count("interp_texture_float32") == 1);
+        test::require_close(got, cpu::map_coordinates(img, co, linear), 2e-6, 1e-5);
+    }, with_f64);
+    // Without shaderFloat64 the transforms (coordinates in float64) are refused, naming it.
+    test::with_app_device([&](test::AppDevice& app) {
+        Context ctx(app.external());
+        const Array a = Array::zeros(ctx, Shape{8, 8});
+        CHECK_THROWS_WITH(shift(a, {0.5, 0.5}, Interp{1}), Catch::Contains("shaderFloat64"));
+        CHECK_THROWS_WITH(map_coordinates(a, Array::zeros(ctx, Shape{2, 4})), Catch::Contains("shaderFloat64"));
+    });
 }
