@@ -151,13 +151,12 @@ Coefficients coefficients(const Array& input, const Interp& ip, const std::array
 // the device takes one of its extents and the points are at least an eighth
 // of its elements (the copy into the image reads the whole input: 0.015 ms
 // for 2048^2 on an H200, against 0.08 ms saved on 4M points); else null.
-std::shared_ptr<const vk::Image> gather_image(const Array& a, const Interp& ip, int source, uint32_t flags,
-                                              uint64_t points) {
+std::shared_ptr<const vk::Image> gather_image(detail::OpServices& svc, const Array& a, const Interp& ip, int source,
+                                              uint32_t flags, uint64_t points) {
     if (source < 2 || a.ndim() != 2 || ip.order != 1 || a.dtype() != DType::float32 || (flags & 7u) != 0 ||
         points * 8 < a.size())
         return nullptr;
     const uint32_t h = static_cast<uint32_t>(a.shape()[0]), w = static_cast<uint32_t>(a.shape()[1]);
-    auto& svc = ops::services(a);
     auto img = svc.kept_image("interp_texture", VK_FORMAT_R32_SFLOAT, w, h);
     if (!img) return nullptr;
     struct {
@@ -222,9 +221,9 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
     const Array params = in_buffer ? ops::conv::upload_weights(input.context(), prm, DType::float64) : c.a;
     // The kept image is the context's: no other thread's fill may come
     // between this call's fill and gather.
-    const auto lock = ops::services(input).lock();
-    const auto tex = gather_image(c.a, ip, source, p.flags, out.size());
-    ops::Dispatcher d(ops::services(input),
+    const auto lock = svc.lock();
+    const auto tex = gather_image(svc, c.a, ip, source, p.flags, out.size());
+    ops::Dispatcher d(svc,
                       ops::variant(tex ? ops::Shader::interp_texture : ops::Shader::interp_map, c.a.dtype()),
                       {256, 1, 1});
     d.read(c.a).read(params).read(co ? co : c.a).write(out);
@@ -237,7 +236,7 @@ Array interpolate(const Array& input, const Plan& plan, const Interp& ip, const 
         const uint64_t last = out_shape[out_shape.ndim() - 1], rows = out.size() / last;
         const uint64_t wx = d.local()[0];
         const uint64_t gx = std::min<uint64_t>(
-            {(last + wx - 1) / wx, ops::services(input).info().max_workgroup_count[0], 65535});
+            {(last + wx - 1) / wx, svc.info().max_workgroup_count[0], 65535});
         d.groups(static_cast<uint32_t>(gx), static_cast<uint32_t>(std::min<uint64_t>(rows, 65535)),
                  static_cast<uint32_t>((rows + 65534) / 65535));
     } else {
